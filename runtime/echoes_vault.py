@@ -8,6 +8,7 @@ second half is the writer and its JSON command line.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import re
@@ -605,26 +606,24 @@ SECRET_PATTERNS: Tuple[Tuple[str, "re.Pattern[str]"], ...] = (
     ),
 )
 
-_SECRET_HINTS = (
-    "PRIVATE KEY",
-    "AKIA",
-    "ASIA",
-    "ABIA",
-    "ACCA",
-    "gh",
-    "github_pat_",
-    "gl",
-    "xox",
-    "hooks.slack",
-    "_live_",
-    "_test_",
-    "npm_",
-    "hf_",
-    "AIza",
-    "sk-",
-    "eyJ",
-    "://",
-)
+# Cheap substring hints: a pattern runs only when one of its hints occurs in the text.
+_SECRET_HINTS: Dict[str, Tuple[str, ...]] = {
+    "private key": ("PRIVATE KEY",),
+    "AWS access key ID": ("AKIA", "ASIA", "ABIA", "ACCA"),
+    "GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    "GitHub fine-grained token": ("github_pat_",),
+    "GitLab token": ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-"),
+    "Slack token": ("xox",),
+    "Slack webhook": ("hooks.slack.com",),
+    "Stripe key": ("_live_", "_test_"),
+    "npm token": ("npm_",),
+    "Hugging Face token": ("hf_",),
+    "Google API key": ("AIza",),
+    "Anthropic API key": ("sk-ant-",),
+    "API key (sk-)": ("sk-",),
+    "JSON Web Token": ("eyJ",),
+    "credential URI": ("@",),
+}
 
 
 @dataclass(frozen=True)
@@ -642,26 +641,28 @@ def _looks_like_placeholder(value: str) -> bool:
 
 def find_secrets(text: str) -> List[SecretHit]:
     """Credential-shaped strings in text, by kind and position; values are never returned."""
-    if not any(hint in text for hint in _SECRET_HINTS):
-        return []
+    line_starts: Optional[List[int]] = None
     hits: List[SecretHit] = []
-    for number, line in enumerate(split_lines(text)):
-        if len(line) < 16:
+    taken: List[Tuple[int, int]] = []
+    for kind, pattern in SECRET_PATTERNS:
+        if not any(hint in text for hint in _SECRET_HINTS[kind]):
             continue
-        taken: List[Tuple[int, int]] = []
-        for kind, pattern in SECRET_PATTERNS:
-            for match in pattern.finditer(line):
-                start, end = match.span()
-                if any(start < e and s < end for s, e in taken):
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if any(start < e and s < end for s, e in taken):
+                continue
+            if kind == "API key (sk-)" and not any(ch.isdigit() for ch in match.group(0)):
+                continue
+            if kind == "credential URI":
+                password = match.group(0).split("://", 1)[1].split("@", 1)[0].split(":", 1)[1]
+                if _looks_like_placeholder(password) or password in ("password", "pass", "***"):
                     continue
-                if kind == "API key (sk-)" and not any(ch.isdigit() for ch in match.group(0)):
-                    continue
-                if kind == "credential URI":
-                    password = match.group(0).split("://", 1)[1].split("@", 1)[0].split(":", 1)[1]
-                    if _looks_like_placeholder(password) or password in ("password", "pass", "***"):
-                        continue
-                taken.append((start, end))
-                hits.append(SecretHit(kind, number, start, end))
+            taken.append((start, end))
+            if line_starts is None:
+                line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+            line = bisect.bisect_right(line_starts, start) - 1
+            column = start - line_starts[line]
+            hits.append(SecretHit(kind, line, column, column + (end - start)))
     hits.sort(key=lambda h: (h.line, h.start))
     return hits
 
