@@ -1,0 +1,46 @@
+"""`echoes-lsp` command line: `serve`, `check`, `runtime`."""
+
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+from . import __version__
+
+USAGE = """usage: echoes-lsp <command> [options]
+
+commands:
+  serve     run the language server (stdio by default; --tcp HOST:PORT, --ws HOST:PORT)
+  check     validate a vault, a folder or files (see `echoes-lsp check --help`)
+  runtime   run the bundled EchoesVault runtime with the given arguments
+  --version print the version
+"""
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        sys.stdout.write(USAGE)
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    if command in ("--version", "version"):
+        sys.stdout.write(f"echoes-lsp {__version__}\n")
+        return 0
+    if command == "serve":
+        from .server import serve
+
+        return serve(rest)
+    if command == "check":
+        from .check import run
+
+        return run(rest)
+    if command == "runtime":
+        from .runtime_client import run_bundled
+
+        return run_bundled(rest)
+    sys.stderr.write(f"echoes-lsp: unknown command {command!r}\n\n{USAGE}")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

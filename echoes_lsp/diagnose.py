@@ -1,0 +1,370 @@
+"""Diagnostics for one vault file: the runtime's rules plus link, index and layout checks.
+
+The server and `echoes-lsp check` both call `diagnose`, so they report the same codes and ranges.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import echoes_vault as rules
+
+from .codes import CODES, SEVERITY_RANK, matches
+from .markdown import heading_key
+from .vault import (
+    ASSET,
+    DAILY,
+    INDEX,
+    LEGACY_DAILY,
+    MARKER,
+    OTHER,
+    PAGE,
+    STRAY,
+    Entry,
+    Vault,
+)
+
+
+@dataclass(frozen=True)
+class Related:
+    path: str
+    line: int
+    start: int
+    end: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A diagnostic before it meets a protocol: 0-based lines, code-point columns."""
+
+    code: str
+    message: str
+    line: int
+    start: int
+    end_line: int
+    end: int
+    related: Tuple[Related, ...] = ()
+
+    @classmethod
+    def of(cls, problem: rules.Problem) -> "Finding":
+        return cls(
+            problem.code, problem.message, problem.line, problem.start, problem.end_line, problem.end
+        )
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Which codes are reported and how severe they are."""
+
+    severity: Tuple[Tuple[str, str], ...] = ()
+    secrets: bool = True
+    select: Tuple[str, ...] = ()
+    ignore: Tuple[str, ...] = ()
+
+    def level(self, code: str) -> str:
+        for name, level in self.severity:
+            if name.upper() == code:
+                return level
+        return CODES[code].severity
+
+    def keeps(self, code: str) -> bool:
+        if code == "EV600" and not self.secrets:
+            return False
+        if self.select and not matches(code, self.select):
+            return False
+        if self.ignore and matches(code, self.ignore):
+            return False
+        return self.level(code) != "off"
+
+    def at_least(self, code: str, threshold: str) -> bool:
+        level = self.level(code)
+        return level != "off" and SEVERITY_RANK[level] >= SEVERITY_RANK[threshold]
+
+
+def _whole_line(code: str, message: str, line: int = 0, length: int = 0) -> Finding:
+    return Finding(code, message, line, 0, line, length)
+
+
+def _page_findings(vault: Vault, entry: Entry) -> List[Finding]:
+    findings: List[Finding] = []
+    info = entry.info
+    if info is None:
+        return findings
+    findings.extend(Finding.of(p) for p in info.problems)
+    name = entry.rel.split("/")[-1]
+    unsafe = rules.page_name_problem(name)
+    if unsafe:
+        findings.append(_whole_line("EV500", f"unsafe page filename: {unsafe}"))
+    others = [p for p in vault.by_key.get(entry.key, []) if p != entry.path]
+    if others:
+        related = tuple(
+            Related(p, 0, 0, 0, f"collides with {vault.entries[p].rel}") for p in sorted(others)
+        )
+        names = ", ".join(vault.entries[p].rel for p in sorted(others))
+        findings.append(
+            Finding(
+                "EV501",
+                f"page name `{entry.stem}` collides with {names} after NFC normalization and "
+                "case folding",
+                0,
+                0,
+                0,
+                0,
+                related,
+            )
+        )
+    if info.deprecated and info.frontmatter is not None:
+        status = info.frontmatter.fields.get("status")
+        line = status.line if status else 0
+        if not entry.callout:
+            findings.append(
+                Finding(
+                    "EV310",
+                    "deprecated page should begin its body with `> [!warning] DEPRECATED`",
+                    line,
+                    0,
+                    line,
+                    status.value_end if status else 0,
+                )
+            )
+        has_link = entry.structure is not None and any(
+            not link.is_asset and link.page_stem and rules.page_key(link.page_stem) != entry.key
+            for link in entry.structure.links
+        )
+        if not has_link:
+            findings.append(
+                Finding(
+                    "EV311",
+                    "deprecated page names no replacement `[[link]]`",
+                    line,
+                    0,
+                    line,
+                    status.value_end if status else 0,
+                )
+            )
+    return findings
+
+
+def _link_findings(vault: Vault, entry: Entry) -> List[Finding]:
+    findings: List[Finding] = []
+    if entry.structure is None:
+        return findings
+    for link in entry.structure.links:
+        if link.is_asset:
+            if not vault.asset_exists(link.target):
+                findings.append(
+                    Finding(
+                        "EV302",
+                        f"asset `{link.target}` is not in assets/",
+                        link.line,
+                        link.target_start,
+                        link.line,
+                        link.target_end,
+                    )
+                )
+            continue
+        stem = link.page_stem
+        if not stem:
+            target: Optional[Entry] = entry if entry.kind == PAGE else None
+            if target is None:
+                continue
+        else:
+            target = vault.page(stem)
+            if target is None:
+                findings.append(
+                    Finding(
+                        "EV300",
+                        f"no page named `{stem}` in pages/",
+                        link.line,
+                        link.target_start,
+                        link.line,
+                        link.target_end,
+                    )
+                )
+                continue
+            if target.deprecated and target is not entry:
+                findings.append(
+                    Finding(
+                        "EV301",
+                        f"`{stem}` is deprecated" + _replacement_hint(vault, target),
+                        link.line,
+                        link.target_start,
+                        link.line,
+                        link.target_end,
+                    )
+                )
+        if target.structure is None:
+            continue
+        if link.heading:
+            wanted = heading_key(link.heading)
+            if not any(heading_key(h.text) == wanted for h in target.structure.headings):
+                findings.append(
+                    Finding(
+                        "EV303",
+                        f"heading `{link.heading}` not found in `{target.stem}`",
+                        link.line,
+                        link.anchor_start,
+                        link.line,
+                        link.anchor_end,
+                    )
+                )
+        elif link.block is not None:
+            if not any(b.name == link.block for b in target.structure.blocks):
+                findings.append(
+                    Finding(
+                        "EV303",
+                        f"block `^{link.block}` not found in `{target.stem}`",
+                        link.line,
+                        link.anchor_start,
+                        link.line,
+                        link.anchor_end,
+                    )
+                )
+    return findings
+
+
+def replacement(vault: Vault, entry: Entry) -> Optional[Entry]:
+    """The first page a deprecated page links to: its named replacement."""
+    if entry.structure is None:
+        return None
+    for link in entry.structure.links:
+        if link.is_asset or not link.page_stem:
+            continue
+        target = vault.page(link.page_stem)
+        if target is not None and target is not entry:
+            return target
+    return None
+
+
+def _replacement_hint(vault: Vault, entry: Entry) -> str:
+    found = replacement(vault, entry)
+    return f"; use `[[{found.stem}]]` instead" if found else ""
+
+
+def expected_index(vault: Vault) -> Optional[str]:
+    """The index the runtime would generate, or None when a page is invalid (no index is built)."""
+    vault.complete()
+    rows = []
+    for paths in vault.by_key.values():
+        for path in paths:
+            entry = vault.entries[path]
+            if entry.info is None or not entry.info.valid or entry.symlink:
+                return None
+            rows.append((entry.stem, entry.info.index_summary()))
+    return rules.render_index(rows)
+
+
+def _index_findings(vault: Vault, entry: Entry) -> List[Finding]:
+    text = vault.overlays.get(entry.path)
+    if text is None:
+        from .vault import read_text
+
+        text, _error = read_text(entry.path)
+    if text is None:
+        return []
+    expected = expected_index(vault)
+    if expected is None or expected == text:
+        return []
+    actual_lines = text.split("\n")
+    expected_lines = expected.split("\n")
+    line = next(
+        (
+            i
+            for i, (a, b) in enumerate(zip(actual_lines, expected_lines))
+            if a != b
+        ),
+        min(len(actual_lines), len(expected_lines)) - 1,
+    )
+    line = max(0, min(line, len(actual_lines) - 1))
+    return [
+        Finding(
+            "EV402",
+            "index.md differs from the generated index (edited by hand or out of date); "
+            "rebuild it with `rebuild-index`",
+            line,
+            0,
+            line,
+            len(actual_lines[line]),
+        )
+    ]
+
+
+def diagnose(vault: Vault, path: str) -> List[Finding]:
+    """Every finding for one file of the vault, before severity policy."""
+    entry = vault.entry(path)
+    if entry is None:
+        return []
+    findings: List[Finding] = []
+    if entry.symlink:
+        target = os.readlink(entry.path) if os.path.islink(entry.path) else "?"
+        return [_whole_line("EV503", f"symbolic link inside the vault (points to {target})")]
+    if entry.read_error:
+        return [_whole_line("EV401", f"file {entry.read_error}")]
+    kind = entry.kind
+    if kind == STRAY:
+        what = "nested folder" if entry.rel.count("/") > 1 else "non-.md file"
+        return [
+            _whole_line(
+                "EV502", f"{what} in pages/: only top-level `.md` files are knowledge pages"
+            )
+        ]
+    if kind == PAGE:
+        findings.extend(_page_findings(vault, entry))
+        findings.extend(_link_findings(vault, entry))
+    else:
+        findings.extend(Finding.of(p) for p in entry.conflicts)
+        if kind in (DAILY, LEGACY_DAILY):
+            findings.extend(_link_findings(vault, entry))
+        if kind == LEGACY_DAILY:
+            findings.append(
+                _whole_line(
+                    "EV504",
+                    "legacy shared daily file: new entries go to unique files under "
+                    "daily/YYYY-MM-DD/",
+                )
+            )
+        if kind == INDEX:
+            findings.extend(_index_findings(vault, entry))
+    findings.extend(
+        Finding("EV600", f"credential-shaped text: {hit.kind}", hit.line, hit.start, hit.line, hit.end)
+        for hit in entry.secrets
+    )
+    findings.sort(key=lambda f: (f.line, f.start, f.code))
+    return findings
+
+
+def marker_finding(vault: Vault) -> Optional[Finding]:
+    if vault.marker.writable:
+        return None
+    return Finding(
+        "EV700",
+        f"{vault.marker.problem}: the vault is read-only for this tool",
+        vault.marker.line,
+        0,
+        vault.marker.line,
+        0,
+    )
+
+
+def diagnose_vault(vault: Vault) -> Dict[str, List[Finding]]:
+    """Findings for every file with any, plus EV700 on the marker path."""
+    vault.complete()
+    results: Dict[str, List[Finding]] = {}
+    for path, entry in sorted(vault.entries.items(), key=lambda item: item[1].rel):
+        if entry.kind in (ASSET, OTHER, MARKER) and not entry.symlink:
+            continue
+        findings = diagnose(vault, path)
+        if findings:
+            results[path] = findings
+    marker = marker_finding(vault)
+    if marker is not None:
+        results[os.path.join(vault.root, rules.MARKER_NAME)] = [marker]
+    return results
+
+
+def apply_policy(findings: Sequence[Finding], policy: Policy) -> List[Tuple[Finding, str]]:
+    """Drop findings the policy turns off; attach each kept finding's severity."""
+    return [(f, policy.level(f.code)) for f in findings if policy.keeps(f.code)]

@@ -1,0 +1,139 @@
+"""Every mutation goes through the project's runtime, run as an argument list with a timeout.
+
+The bundled runtime is used only to bootstrap (`init`) a project that has none.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence
+
+import echoes_vault as rules
+
+BOOTSTRAP_COMMANDS = ("init", "migrate", "upgrade", "protocol")
+DEFAULT_AGENT = "echoes-lsp"
+
+
+class RuntimeFailure(Exception):
+    """The runtime refused or failed. `code` is the runtime's error kind when it gave one."""
+
+    def __init__(self, message: str, code: str = "runtime", exit_code: Optional[int] = None):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.exit_code = exit_code
+
+
+@dataclass
+class RuntimeCall:
+    workspace: str
+    python: Optional[str] = None
+    timeout: float = 30.0
+    agent: str = DEFAULT_AGENT
+    adapter_version: str = ""
+
+
+def bundled_runtime() -> str:
+    return os.path.abspath(rules.__file__)
+
+
+def project_runtime(workspace: str) -> Optional[str]:
+    """`.echoes-vault/echoes_vault.py` when it is a regular file inside the workspace."""
+    path = os.path.join(workspace, rules.RUNTIME_DIR, "echoes_vault.py")
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if not stat.S_ISREG(mode):
+        return None
+    real = os.path.realpath(path)
+    if not real.startswith(os.path.realpath(workspace) + os.sep):
+        return None
+    return path
+
+
+def runtime_for(workspace: str, command: str) -> str:
+    """The project runtime when there is one; the bundled one only to bootstrap."""
+    found = project_runtime(workspace)
+    if found:
+        return found
+    if command in BOOTSTRAP_COMMANDS:
+        return bundled_runtime()
+    raise RuntimeFailure(
+        "this project has no EchoesVault runtime (.echoes-vault/echoes_vault.py); "
+        "run `echoes.init` / `echoes-lsp runtime --workspace . init` first",
+        "not-initialized",
+    )
+
+
+def build_args(call: RuntimeCall, args: Sequence[str]) -> List[str]:
+    from . import __version__
+
+    runtime = runtime_for(call.workspace, args[0])
+    return [
+        call.python or sys.executable,
+        runtime,
+        "--workspace",
+        call.workspace,
+        "--agent",
+        call.agent,
+        "--adapter-version",
+        call.adapter_version or __version__,
+        *args,
+    ]
+
+
+def run(call: RuntimeCall, args: Sequence[str], payload: Optional[Dict[str, Any]] = None) -> Any:
+    """Run one runtime command. Returns parsed JSON, or the Markdown text for Markdown output."""
+    argv = build_args(call, args)
+    try:
+        process = subprocess.run(
+            argv,
+            input=json.dumps(payload, ensure_ascii=False) if payload is not None else None,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=call.timeout,
+            cwd=call.workspace,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as error:
+        raise RuntimeFailure(
+            f"the runtime did not answer within {call.timeout:g} s ({args[0]})", "timeout"
+        ) from error
+    except OSError as error:
+        raise RuntimeFailure(f"cannot start the runtime: {error}", "spawn") from error
+    if process.returncode != 0:
+        message, code = _error_of(process.stderr, process.returncode)
+        raise RuntimeFailure(message, code, process.returncode)
+    out = process.stdout
+    stripped = out.lstrip()
+    if stripped.startswith("{"):
+        try:
+            return json.loads(out)
+        except ValueError:
+            pass
+    return out
+
+
+def _error_of(stderr: str, exit_code: int) -> "tuple[str, str]":
+    for line in reversed(stderr.strip().splitlines()):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and "error" in data:
+            return str(data["error"]), str(data.get("code") or "runtime")
+    text = stderr.strip() or f"the runtime exited with code {exit_code}"
+    return text[-2000:], "runtime"
+
+
+def run_bundled(argv: Sequence[str]) -> int:
+    """`echoes-lsp runtime ...`: the bundled runtime, with this Python, in this process' stdio."""
+    process = subprocess.run([sys.executable, bundled_runtime(), *argv], check=False)
+    return process.returncode

@@ -1,0 +1,527 @@
+"""The in-memory vault model: files, page metadata, forward and reverse link indexes, assets.
+
+Discovery only lists files; each file is parsed on first use or by `parse_pending`, so the first
+diagnostics of an opened page never wait for the whole vault. Every update touches one file and
+returns the page keys whose public face (existence, deprecation, summary, anchors) changed, so
+callers can refresh the pages that link to them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
+
+import echoes_vault as rules
+
+from .markdown import Structure, has_deprecated_callout, heading_key, scan
+
+MAX_PARSE_BYTES = 16 * 1024 * 1024
+DAILY_LEGACY = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
+PREVIEW_LINES = 6
+
+PAGE = "page"
+DAILY = "daily"
+LEGACY_DAILY = "legacy-daily"
+INDEX = "index"
+MARKER = "marker"
+OTHER_MD = "markdown"
+STRAY = "stray"
+ASSET = "asset"
+RAW = "raw"
+OTHER = "other"
+READ_KINDS = (PAGE, DAILY, LEGACY_DAILY, INDEX, OTHER_MD, RAW)
+
+
+def classify(rel: str) -> str:
+    """The role of a vault-relative path (forward slashes)."""
+    parts = rel.split("/")
+    name = parts[-1]
+    is_md = name.lower().endswith(".md")
+    if len(parts) == 1:
+        if name == rules.MARKER_NAME:
+            return MARKER
+        if name == rules.INDEX_NAME:
+            return INDEX
+        return OTHER_MD if is_md else OTHER
+    top = parts[0]
+    if top == rules.PAGES_DIR:
+        return PAGE if len(parts) == 2 and name.endswith(".md") else STRAY
+    if top == rules.DAILY_DIR:
+        if len(parts) == 2 and DAILY_LEGACY.match(name):
+            return LEGACY_DAILY
+        return DAILY if is_md else OTHER
+    if top == rules.ASSETS_DIR:
+        return ASSET
+    if top == rules.RAW_DIR:
+        return RAW if is_md else OTHER
+    return OTHER_MD if is_md else OTHER
+
+
+@dataclass(frozen=True)
+class Face:
+    """What other pages can see of a page: a change here re-checks its backlinks."""
+
+    deprecated: bool
+    summary: Optional[str]
+    headings: frozenset
+    blocks: frozenset
+
+
+@dataclass
+class Entry:
+    path: str
+    rel: str
+    kind: str
+    symlink: bool = False
+    parsed: bool = False
+    stem: str = ""
+    key: str = ""
+    info: Optional[rules.PageInfo] = None
+    structure: Optional[Structure] = None
+    read_error: Optional[str] = None
+    secrets: List[rules.SecretHit] = field(default_factory=list)
+    conflicts: List[rules.Problem] = field(default_factory=list)
+    callout: bool = False
+    preview: Tuple[str, ...] = ()
+    title: Optional[str] = None
+    text_hash: Optional[str] = None
+
+    @property
+    def deprecated(self) -> bool:
+        return bool(self.info and self.info.deprecated)
+
+    def face(self) -> Face:
+        structure = self.structure
+        return Face(
+            self.deprecated,
+            self.info.summary if self.info else None,
+            frozenset(heading_key(h.text) for h in structure.headings) if structure else frozenset(),
+            frozenset(b.name for b in structure.blocks) if structure else frozenset(),
+        )
+
+
+@dataclass
+class Marker:
+    present: bool
+    protocol: Optional[str]
+    problem: Optional[str]
+    line: int = 0
+
+    @property
+    def writable(self) -> bool:
+        return self.present and self.problem is None
+
+
+def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
+    """Decoded, newline-normalized text, or an error sentence for EV401."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_PARSE_BYTES + 1)
+    except OSError as error:
+        return None, f"cannot be read: {error.strerror or error}"
+    if len(data) > MAX_PARSE_BYTES:
+        return None, f"is larger than {MAX_PARSE_BYTES // (1024 * 1024)} MiB and is not analysed"
+    if b"\x00" in data:
+        return None, "is a binary file (contains NUL bytes), not UTF-8 text"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, f"is not valid UTF-8 (byte {error.start})"
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return rules.normalize_newlines(text), None
+
+
+def read_marker(vault_root: str) -> Marker:
+    path = os.path.join(vault_root, rules.MARKER_NAME)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        return Marker(False, None, "marker `.echoes-vault.json` is missing")
+    except (OSError, UnicodeDecodeError) as error:
+        return Marker(True, None, f"marker cannot be read: {error}")
+    line = next((i for i, text in enumerate(raw.split("\n")) if "protocolVersion" in text), 0)
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return Marker(True, None, "marker is not valid JSON", line)
+    version = data.get("protocolVersion") if isinstance(data, dict) else None
+    if version != rules.PROTOCOL_VERSION:
+        return Marker(
+            True,
+            version if isinstance(version, str) else None,
+            f"protocolVersion {version!r} is not supported (this tool writes "
+            f"{rules.PROTOCOL_VERSION})",
+            line,
+        )
+    return Marker(True, version, None, line)
+
+
+class Vault:
+    """One `EchoesVault/` directory."""
+
+    def __init__(
+        self,
+        workspace: str,
+        exclude: Iterable[str] = (),
+        overlay_reader: Optional[Callable[[str], Optional[str]]] = None,
+    ) -> None:
+        self.workspace = os.path.abspath(workspace)
+        self.root = os.path.join(self.workspace, rules.VAULT_DIR)
+        self.exclude = tuple(exclude)
+        self.entries: Dict[str, Entry] = {}
+        self.by_key: Dict[str, List[str]] = {}
+        self.backlinks: Dict[str, Dict[str, int]] = {}
+        self.assets: Dict[str, List[str]] = {}
+        self.overlays: Dict[str, str] = {}
+        self.marker = Marker(False, None, None)
+        self.root_symlink = False
+        self.pending: Set[str] = set()
+
+    # -- discovery ------------------------------------------------------------------------------
+
+    def excluded(self, rel: str) -> bool:
+        if any(part.startswith(".") for part in rel.split("/")[:-1]):
+            return True
+        return any(fnmatch.fnmatch(rel, pattern) for pattern in self.exclude)
+
+    def rel(self, path: str) -> Optional[str]:
+        """Vault-relative path with `/`, or None when outside the vault."""
+        absolute = os.path.abspath(path)
+        if absolute != self.root and not absolute.startswith(self.root + os.sep):
+            return None
+        return os.path.relpath(absolute, self.root).replace(os.sep, "/")
+
+    def walk(self) -> Iterator[Tuple[str, str, bool]]:
+        """(path, rel, is_symlink) of every vault file; dot-folders and excludes skipped."""
+        stack = [self.root]
+        while stack:
+            directory = stack.pop()
+            try:
+                iterator = os.scandir(directory)
+            except OSError:
+                continue
+            with iterator:
+                for item in iterator:
+                    rel = os.path.relpath(item.path, self.root).replace(os.sep, "/")
+                    if item.name.startswith(".") and item.name != rules.MARKER_NAME:
+                        continue
+                    if self.excluded(rel):
+                        continue
+                    try:
+                        if item.is_symlink():
+                            yield item.path, rel, True
+                        elif item.is_dir(follow_symlinks=False):
+                            stack.append(item.path)
+                        else:
+                            yield item.path, rel, False
+                    except OSError:
+                        continue
+
+    def load(self) -> None:
+        """Discover every file. Parsing happens lazily or through `parse_pending`."""
+        self.entries.clear()
+        self.by_key.clear()
+        self.backlinks.clear()
+        self.assets.clear()
+        self.pending.clear()
+        self.root_symlink = os.path.islink(self.root)
+        self.marker = read_marker(self.root)
+        if not os.path.isdir(self.root):
+            return
+        for path, rel, symlink in self.walk():
+            self._register(path, rel, symlink)
+
+    def _register(self, path: str, rel: str, symlink: bool) -> Entry:
+        kind = classify(rel)
+        entry = Entry(path, rel, kind, symlink=symlink)
+        self.entries[path] = entry
+        if kind == PAGE:
+            entry.stem = rules.nfc(rel.split("/")[-1][:-3])
+            entry.key = rules.page_key(entry.stem)
+            self.by_key.setdefault(entry.key, []).append(path)
+        elif kind == ASSET:
+            for name in self._asset_names(rel):
+                self.assets.setdefault(name, []).append(path)
+        if kind in READ_KINDS and not symlink:
+            self.pending.add(path)
+        else:
+            entry.parsed = True
+        return entry
+
+    @staticmethod
+    def _asset_names(rel: str) -> Tuple[str, ...]:
+        inside = rel.split("/", 1)[1] if "/" in rel else rel
+        base = inside.rsplit("/", 1)[-1]
+        names = {rules.nfc(inside).casefold(), rules.nfc(base).casefold()}
+        return tuple(names)
+
+    # -- parsing --------------------------------------------------------------------------------
+
+    def parse_pending(self, limit: Optional[int] = None) -> int:
+        """Parse up to `limit` unparsed files; returns how many remain."""
+        count = 0
+        while self.pending and (limit is None or count < limit):
+            self.ensure(self.entries[self.pending.pop()])
+            count += 1
+        return len(self.pending)
+
+    def complete(self) -> None:
+        self.parse_pending()
+
+    def ensure(self, entry: Entry) -> Entry:
+        if not entry.parsed:
+            self.pending.discard(entry.path)
+            self._parse(entry, self.overlays.get(entry.path))
+        return entry
+
+    def _parse(self, entry: Entry, text: Optional[str]) -> None:
+        self._unlink(entry)
+        entry.parsed = True
+        entry.read_error = None
+        entry.info = None
+        entry.structure = None
+        entry.secrets = []
+        entry.conflicts = []
+        entry.preview = ()
+        entry.title = None
+        if text is None:
+            text, entry.read_error = read_text(entry.path)
+        if text is None:
+            entry.text_hash = None
+            return
+        entry.text_hash = rules.text_sha256(text)
+        entry.secrets = rules.find_secrets(text)
+        if entry.kind == PAGE:
+            entry.info = rules.analyze_page(text)
+            body = entry.info.body_line
+            entry.structure = scan(text, body)
+            lines = text.split("\n")
+            entry.callout = has_deprecated_callout(lines, body)
+            entry.preview = tuple(lines[body : body + PREVIEW_LINES + 2])
+            entry.title = next((h.text for h in entry.structure.headings if h.level == 1), None)
+        else:
+            if "<<<<<<<" in text or ">>>>>>>" in text or "|||||||" in text:
+                entry.conflicts = rules.find_conflict_markers(text.split("\n"))
+            if entry.kind in (DAILY, LEGACY_DAILY):
+                entry.structure = scan(text)
+        self._link(entry)
+
+    def _link(self, entry: Entry) -> None:
+        if entry.structure is None:
+            return
+        for link in entry.structure.links:
+            if link.is_asset:
+                continue
+            key = rules.page_key(link.page_stem) if link.page_stem else entry.key
+            sources = self.backlinks.setdefault(key, {})
+            sources[entry.path] = sources.get(entry.path, 0) + 1
+
+    def _unlink(self, entry: Entry) -> None:
+        if entry.structure is None:
+            return
+        for link in entry.structure.links:
+            if link.is_asset:
+                continue
+            key = rules.page_key(link.page_stem) if link.page_stem else entry.key
+            sources = self.backlinks.get(key)
+            if not sources or entry.path not in sources:
+                continue
+            sources[entry.path] -= 1
+            if sources[entry.path] <= 0:
+                del sources[entry.path]
+            if not sources:
+                del self.backlinks[key]
+
+    # -- updates --------------------------------------------------------------------------------
+
+    def _face(self, key: str) -> Optional[Face]:
+        paths = self.by_key.get(key)
+        if not paths:
+            return None
+        return self.ensure(self.entries[paths[0]]).face()
+
+    def _changed_keys(self, key: str, before: Optional[Face]) -> Set[str]:
+        return {key} if key and self._face(key) != before else set()
+
+    def update(self, path: str, text: Optional[str] = None) -> Set[str]:
+        """A file was created or changed (from disk when `text` is None). Returns changed keys."""
+        path = os.path.abspath(path)
+        if text is None:
+            text = self.overlays.get(path)
+        rel = self.rel(path)
+        if rel is None or rel == "." or self.excluded(rel):
+            return set()
+        if rel == rules.MARKER_NAME:
+            self.marker = read_marker(self.root)
+            return set()
+        entry = self.entries.get(path)
+        if entry is None:
+            if text is None and not os.path.lexists(path):
+                return set()
+            symlink = os.path.islink(path)
+            if text is None and not symlink and os.path.isdir(path):
+                return self._add_tree(path)
+            key = rules.page_key(rules.nfc(rel.split("/")[-1][:-3])) if classify(rel) == PAGE else ""
+            before = self._face(key) if key else None
+            entry = self._register(path, rel, symlink)
+            if not entry.parsed:
+                self.pending.discard(path)
+                self._parse(entry, text)
+            return self._changed_keys(key, before) if key else set()
+        if entry.kind not in READ_KINDS or entry.symlink:
+            return set()
+        before = self._face(entry.key) if entry.key else None
+        self._parse(entry, text)
+        return self._changed_keys(entry.key, before)
+
+    def _add_tree(self, directory: str) -> Set[str]:
+        changed: Set[str] = set()
+        for root, dirs, files in os.walk(directory):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in files:
+                changed |= self.update(os.path.join(root, name))
+        return changed
+
+    def remove(self, path: str) -> Set[str]:
+        """A file (or a folder of files) was deleted. Returns changed keys."""
+        path = os.path.abspath(path)
+        if self.rel(path) == rules.MARKER_NAME:
+            self.marker = read_marker(self.root)
+            return set()
+        targets = [path] if path in self.entries else [
+            p for p in self.entries if p.startswith(path.rstrip(os.sep) + os.sep)
+        ]
+        changed: Set[str] = set()
+        for target in targets:
+            entry = self.entries.pop(target)
+            self.pending.discard(target)
+            self.overlays.pop(target, None)
+            self._unlink(entry)
+            if entry.kind == PAGE:
+                paths = self.by_key.get(entry.key, [])
+                if target in paths:
+                    paths.remove(target)
+                if not paths:
+                    self.by_key.pop(entry.key, None)
+                changed.add(entry.key)
+            elif entry.kind == ASSET:
+                for name in self._asset_names(entry.rel):
+                    holders = self.assets.get(name, [])
+                    if target in holders:
+                        holders.remove(target)
+                    if not holders:
+                        self.assets.pop(name, None)
+        return changed
+
+    def rename(self, old: str, new: str) -> Set[str]:
+        return self.remove(old) | self.update(new)
+
+    def open(self, path: str, text: str) -> Set[str]:
+        path = os.path.abspath(path)
+        self.overlays[path] = text
+        return self.update(path, text)
+
+    def close(self, path: str) -> Set[str]:
+        path = os.path.abspath(path)
+        self.overlays.pop(path, None)
+        if not os.path.lexists(path):
+            return self.remove(path)
+        return self.update(path)
+
+    def refresh_from_disk(self) -> Set[str]:
+        """Reconcile with the disk by stat: the fallback when no file watcher reports changes."""
+        changed: Set[str] = set()
+        seen: Set[str] = set()
+        if not os.path.isdir(self.root):
+            for path in list(self.entries):
+                changed |= self.remove(path)
+            return changed
+        marker = read_marker(self.root)
+        if marker != self.marker:
+            self.marker = marker
+        for path, rel, _symlink in self.walk():
+            seen.add(path)
+            entry = self.entries.get(path)
+            if entry is None:
+                changed |= self.update(path)
+            elif entry.parsed and entry.kind in READ_KINDS and path not in self.overlays:
+                text, error = read_text(path)
+                digest = rules.text_sha256(text) if text is not None else None
+                if digest != entry.text_hash or error != entry.read_error:
+                    changed |= self.update(path)
+        for path in [p for p in self.entries if p not in seen and p not in self.overlays]:
+            changed |= self.remove(path)
+        return changed
+
+    # -- queries --------------------------------------------------------------------------------
+
+    def page(self, stem_or_key: str) -> Optional[Entry]:
+        paths = self.by_key.get(rules.page_key(stem_or_key))
+        return self.ensure(self.entries[paths[0]]) if paths else None
+
+    def pages(self) -> List[Entry]:
+        return [self.entries[paths[0]] for paths in self.by_key.values()]
+
+    def entry(self, path: str) -> Optional[Entry]:
+        found = self.entries.get(os.path.abspath(path))
+        return self.ensure(found) if found else None
+
+    def dependents(self, keys: Iterable[str]) -> Set[str]:
+        """Paths of files that link to any of these page keys."""
+        found: Set[str] = set()
+        for key in keys:
+            found.update(self.backlinks.get(key, {}))
+        return found
+
+    def asset_exists(self, target: str) -> bool:
+        return rules.nfc(target).casefold() in self.assets
+
+    def snapshot(self) -> Dict[str, object]:
+        """Comparable state, used to prove incremental updates equal a full rebuild."""
+        self.complete()
+        return {
+            "files": {
+                e.rel: (
+                    e.kind,
+                    e.key,
+                    e.text_hash,
+                    e.read_error,
+                    tuple(e.info.problems) if e.info else None,
+                    e.face() if e.kind == PAGE else None,
+                    tuple(e.structure.links) if e.structure else None,
+                )
+                for e in self.entries.values()
+            },
+            "by_key": {k: sorted(v) for k, v in self.by_key.items() if v},
+            "backlinks": {k: dict(sorted(v.items())) for k, v in self.backlinks.items() if v},
+            "assets": {k: sorted(v) for k, v in self.assets.items() if v},
+        }
+
+
+def find_workspace(path: str) -> Optional[str]:
+    """The nearest directory at or above `path` that holds `EchoesVault/`."""
+    current = Path(path).resolve()
+    if current.is_file() or not current.exists():
+        current = current.parent
+    for candidate in (current, *current.parents):
+        try:
+            if (candidate / rules.VAULT_DIR).is_dir() or candidate.name == rules.VAULT_DIR:
+                return str(candidate.parent if candidate.name == rules.VAULT_DIR else candidate)
+        except OSError:
+            return None
+    return None
+
+
+def is_regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
