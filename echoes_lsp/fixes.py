@@ -17,7 +17,7 @@ FIELD_TEMPLATE = {
     "type": "note",
     "stack": "[]",
     "status": "active",
-    "summary": "TODO: one-line summary of this page.",
+    "summary": rules.render_scalar("TODO: one-line summary of this page."),
 }
 
 
