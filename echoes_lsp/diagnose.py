@@ -349,12 +349,17 @@ def marker_finding(vault: Vault) -> Optional[Finding]:
     )
 
 
+def is_checked(entry: Entry) -> bool:
+    """Whether a whole-vault check diagnoses this file (assets and non-Markdown files are not)."""
+    return entry.symlink or entry.kind not in (ASSET, OTHER, MARKER)
+
+
 def diagnose_vault(vault: Vault) -> Dict[str, List[Finding]]:
     """Findings for every file with any, plus EV700 on the marker path."""
     vault.complete()
     results: Dict[str, List[Finding]] = {}
     for path, entry in sorted(vault.entries.items(), key=lambda item: item[1].rel):
-        if entry.kind in (ASSET, OTHER, MARKER) and not entry.symlink:
+        if not is_checked(entry):
             continue
         findings = diagnose(vault, path)
         if findings:
