@@ -32,3 +32,22 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+# VS Code extension (editors/vscode): packaging, unit tests, real-editor end-to-end test.
+VSCODE_DIR := editors/vscode
+VSCODE_NPM := $(VSCODE_DIR)/node_modules/.package-lock.json
+
+.PHONY: test-vscode-unit
+
+$(VSCODE_NPM): $(VSCODE_DIR)/package.json $(VSCODE_DIR)/package-lock.json
+	cd $(VSCODE_DIR) && npm ci --no-audit --no-fund
+	touch $@
+
+vsix: $(VSCODE_NPM)
+	cd $(VSCODE_DIR) && npm run package
+
+test-vscode-unit: $(VSCODE_NPM)
+	cd $(VSCODE_DIR) && npm run test:unit
+
+test-e2e: $(STAMP) test-vscode-unit vsix
+	bash $(VSCODE_DIR)/e2e/run.sh

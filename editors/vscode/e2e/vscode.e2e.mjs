@@ -1,0 +1,544 @@
+// End-to-end test of the EchoesVault extension in a real VS Code (code-server) driven by
+// Playwright through Debian's Chromium. Network: 127.0.0.1 only.
+//
+// Started by run.sh, which sets:
+//   E2E_CODE_SERVER  code-server's entry point (run with the current node)
+//   E2E_VSIX         the packaged extension
+//   E2E_SERVER       the echoes-lsp executable (set as echoes.server.path)
+//   E2E_FIXTURE      fixture folder (pages/ to copy into a fresh vault)
+//   E2E_ARTIFACTS    where the screenshot goes
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const CODE_SERVER = requireEnv('E2E_CODE_SERVER');
+const VSIX = requireEnv('E2E_VSIX');
+const SERVER = requireEnv('E2E_SERVER');
+const FIXTURE = requireEnv('E2E_FIXTURE');
+const ARTIFACTS = requireEnv('E2E_ARTIFACTS');
+const KEEP = process.env.ECHOES_E2E_KEEP === '1';
+const CHROMIUM = process.env.E2E_CHROMIUM || '/usr/bin/chromium';
+
+const PAGE = 'broken-page.md';
+/** The broken page with its three defects fixed; saved through EchoesVault in test 4. */
+const FIXED_PAGE = [
+  '---',
+  'type: runbook',
+  'stack: [python]',
+  'status: active',
+  'summary: Deployment steps and the checks to run before a release.',
+  '---',
+  '',
+  '# Deployment runbook',
+  '',
+  'Before deploying, read [[authentication]].',
+  '',
+].join('\n');
+
+function requireEnv(name) {
+  const value = process.env[name];
+  if (!value) {
+    console.error(`e2e: environment variable ${name} is not set (run this through run.sh)`);
+    process.exit(2);
+  }
+  return value;
+}
+
+function log(message) {
+  console.log(`[e2e] ${message}`);
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls `check` until it returns a truthy value; throws `message` (with the last value) on timeout. */
+async function waitFor(check, { timeout = 30000, interval = 250, message = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  let last;
+  let lastError;
+  while (Date.now() < deadline) {
+    try {
+      last = await check();
+      if (last) {
+        return last;
+      }
+    } catch (error) {
+      lastError = error;
+    }
+    await sleep(interval);
+  }
+  const detail = lastError ? ` (last error: ${lastError.message})` : last !== undefined ? ` (last value: ${JSON.stringify(last)})` : '';
+  throw new Error(`timed out after ${timeout} ms waiting for ${message}${detail}`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workspace and code-server
+
+function makeWorkspace(root) {
+  const workspace = path.join(root, 'project');
+  mkdirSync(workspace, { recursive: true });
+  execFileSync('git', ['init', '-q', workspace]);
+  execFileSync('git', ['-C', workspace, 'config', 'user.email', 'e2e@example.invalid']);
+  execFileSync('git', ['-C', workspace, 'config', 'user.name', 'e2e']);
+  const init = execFileSync(SERVER, ['runtime', '--workspace', workspace, 'init'], { encoding: 'utf8', timeout: 60000 });
+  log(`runtime init: ${init.trim().split('\n')[0].slice(0, 160)}`);
+  if (!existsSync(path.join(workspace, 'EchoesVault', '.echoes-vault.json'))) {
+    throw new Error('runtime init did not create EchoesVault/.echoes-vault.json');
+  }
+  cpSync(path.join(FIXTURE, 'pages'), path.join(workspace, 'EchoesVault', 'pages'), { recursive: true });
+  return workspace;
+}
+
+function writeUserSettings(userDataDir) {
+  const settings = {
+    'security.workspace.trust.enabled': false,
+    'echoes.server.path': SERVER,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.welcomePage.walkthroughs.openOnInstall': false,
+    'workbench.enableExperiments': false,
+    'extensions.autoUpdate': false,
+    'extensions.autoCheckUpdates': false,
+    'extensions.ignoreRecommendations': true,
+    'update.mode': 'none',
+    'telemetry.telemetryLevel': 'off',
+    'files.autoSave': 'off',
+    'editor.minimap.enabled': false,
+    'editor.acceptSuggestionOnEnter': 'off',
+    'editor.quickSuggestions': { other: false, comments: false, strings: false },
+    'chat.disableAIFeatures': true,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'window.commandCenter': false,
+  };
+  mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
+  writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+}
+
+function codeServerArgs(userDataDir, extensionsDir) {
+  return [CODE_SERVER, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
+}
+
+function installExtension(userDataDir, extensionsDir) {
+  const out = execFileSync(process.execPath, [...codeServerArgs(userDataDir, extensionsDir), '--install-extension', VSIX], {
+    encoding: 'utf8',
+    timeout: 120000,
+  });
+  log(`install-extension: ${out.trim().split('\n').pop()}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test harness
+
+const results = [];
+
+async function test(name, fn, { needs = [] } = {}) {
+  const missing = needs.filter((dep) => !results.some((r) => r.name === dep && r.ok));
+  if (missing.length > 0) {
+    results.push({ name, ok: false, skipped: true });
+    console.log(`SKIP ${name} (needs: ${missing.join(', ')})`);
+    return;
+  }
+  const started = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    console.log(`PASS ${name} (${Date.now() - started} ms)`);
+  } catch (error) {
+    results.push({ name, ok: false });
+    console.log(`FAIL ${name} (${Date.now() - started} ms): ${error?.message ?? error}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// VS Code UI helpers
+
+class Workbench {
+  constructor(page) {
+    this.page = page;
+  }
+
+  async quickInput(text) {
+    const { page } = this;
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input.input');
+    await input.waitFor({ state: 'visible', timeout: 10000 });
+    await input.fill(text);
+    return input;
+  }
+
+  async runCommand(title) {
+    await this.quickInput(`>${title}`);
+    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    await row.waitFor({ state: 'visible', timeout: 15000 });
+    await row.click();
+  }
+
+  async openFile(name) {
+    await this.quickInput(name);
+    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+    await row.waitFor({ state: 'visible', timeout: 20000 });
+    await row.click();
+    await this.page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15000 });
+    await this.focusEditor();
+  }
+
+  async focusEditor() {
+    await this.page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+  }
+
+  async problemsText() {
+    return (await this.page.locator('.markers-panel').first().innerText({ timeout: 2000 })).replace(/\s+/g, ' ');
+  }
+
+  async openProblems() {
+    await this.runCommand('View: Focus Problems');
+    await this.page.locator('.markers-panel').first().waitFor({ state: 'visible', timeout: 15000 });
+  }
+
+  async activeTabDirty() {
+    return (await this.page.locator('.tab.active.dirty').count()) > 0;
+  }
+
+  async notificationsText() {
+    const toasts = this.page.locator('.notifications-toasts');
+    if ((await toasts.count()) === 0) {
+      return '';
+    }
+    return (await toasts.first().innerText({ timeout: 2000 })).replace(/\s+/g, ' ');
+  }
+
+  async clearNotifications() {
+    await this.runCommand('Notifications: Clear All Notifications').catch(() => {});
+    await this.page.keyboard.press('Escape');
+  }
+
+  async replaceEditorText(text) {
+    await this.focusEditor();
+    await this.page.keyboard.press('Control+A');
+    await this.page.keyboard.press('Delete');
+    await this.page.keyboard.insertText(text);
+  }
+
+  async editorText() {
+    // Only the visible lines; used for short documents.
+    return this.page.locator('.editor-instance .monaco-editor .view-lines').first().innerText();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const started = Date.now();
+  const root = mkdtempSync(path.join(os.tmpdir(), 'echoes-vscode-e2e-'));
+  const userDataDir = path.join(root, 'user-data');
+  const extensionsDir = path.join(root, 'extensions');
+  let codeServer;
+  let browser;
+  let codeServerLog = '';
+  const cleanup = async () => {
+    if (browser) {
+      await browser.close().catch(() => {});
+      browser = undefined;
+    }
+    if (codeServer && codeServer.exitCode === null) {
+      try {
+        process.kill(-codeServer.pid, 'SIGTERM');
+      } catch {}
+      const exited = await Promise.race([
+        new Promise((resolve) => codeServer.once('exit', () => resolve(true))),
+        sleep(5000).then(() => false),
+      ]);
+      if (!exited) {
+        try {
+          process.kill(-codeServer.pid, 'SIGKILL');
+        } catch {}
+      }
+    }
+    if (!KEEP) {
+      rmSync(root, { recursive: true, force: true });
+    } else {
+      log(`kept ${root}`);
+    }
+  };
+  const onSignal = (signal) => {
+    log(`received ${signal}; cleaning up`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    const workspace = makeWorkspace(root);
+    const pageFile = path.join(workspace, 'EchoesVault', 'pages', PAGE);
+    const indexFile = path.join(workspace, 'EchoesVault', 'index.md');
+    writeUserSettings(userDataDir);
+    installExtension(userDataDir, extensionsDir);
+
+    const port = await freePort();
+    codeServer = spawn(
+      process.execPath,
+      [
+        ...codeServerArgs(userDataDir, extensionsDir),
+        '--auth',
+        'none',
+        '--bind-addr',
+        `127.0.0.1:${port}`,
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--disable-workspace-trust',
+        '--disable-getting-started-override',
+        workspace,
+      ],
+      { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
+    );
+    codeServer.stdout.on('data', (d) => (codeServerLog += d));
+    codeServer.stderr.on('data', (d) => (codeServerLog += d));
+    const url = `http://127.0.0.1:${port}/`;
+    await waitFor(
+      async () => {
+        if (codeServer.exitCode !== null) {
+          throw new Error(`code-server exited with ${codeServer.exitCode}: ${codeServerLog.slice(-2000)}`);
+        }
+        const response = await fetch(`${url}healthz`).catch(() => undefined);
+        return response?.ok;
+      },
+      { timeout: 60000, message: 'code-server to answer /healthz' },
+    );
+    log(`code-server is up on ${url}`);
+
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+      timeout: 60000,
+    });
+    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20000);
+    await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`, { timeout: 60000 });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90000 });
+    await page.locator('.statusbar').waitFor({ timeout: 90000 });
+    const wb = new Workbench(page);
+    log(`workbench loaded after ${Date.now() - started} ms`);
+
+    await test('1. open a page with known defects', async () => {
+      await wb.openFile(PAGE);
+    });
+
+    await test(
+      '2. Problems panel shows EV104, EV200 and EV300',
+      async () => {
+        await wb.openProblems();
+        try {
+          await waitFor(
+            async () => {
+              const text = await wb.problemsText();
+              return ['EV104', 'EV200', 'EV300'].every((code) => text.includes(code)) && text;
+            },
+            { timeout: 60000, message: 'EV104, EV200 and EV300 in the Problems panel' },
+          );
+        } finally {
+          const shot = path.join(ARTIFACTS, 'vscode-problems.png');
+          await page.screenshot({ path: shot });
+          log(`screenshot of the Problems panel: ${shot}`);
+        }
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '2b. status bar shows the vault health',
+      async () => {
+        await waitFor(
+          async () => {
+            const items = await page.locator('.statusbar-item').allInnerTexts();
+            const item = items.find((t) => t.includes('EchoesVault'));
+            return item && !item.includes('$(sync') && item;
+          },
+          { timeout: 30000, message: 'an EchoesVault status bar item' },
+        );
+        // The vault has a broken page, so it needs attention (integrity from echoes/statusChanged).
+        await waitFor(
+          async () => (await page.locator('.statusbar-item', { hasText: 'EchoesVault' }).allInnerTexts()).some((t) => /issue/.test(t)),
+          { timeout: 30000, message: 'the status bar item to count issues' },
+        );
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '3. typing [[ offers a known page',
+      async () => {
+        await wb.focusEditor();
+        await page.keyboard.press('Control+End');
+        await page.keyboard.press('Enter');
+        await page.keyboard.type('See [[', { delay: 50 });
+        const suggest = page.locator('.suggest-widget');
+        try {
+          await waitFor(
+            async () => {
+              const text = (await suggest.first().innerText({ timeout: 1000 })).replace(/\s+/g, ' ');
+              return text.includes('token-refresh') && text;
+            },
+            { timeout: 30000, message: 'token-refresh in the suggest widget' },
+          );
+        } finally {
+          await page.keyboard.press('Escape');
+        }
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '4. Save through EchoesVault writes the buffer through the runtime',
+      async () => {
+        await wb.replaceEditorText(FIXED_PAGE);
+        await waitFor(() => wb.activeTabDirty(), { timeout: 10000, message: 'the editor to be dirty' });
+        const indexBefore = existsSync(indexFile) ? readFileSync(indexFile, 'utf8') : '';
+        if (indexBefore.includes('[[broken-page]]')) {
+          throw new Error('index.md lists broken-page before the save');
+        }
+        await wb.runCommand('EchoesVault: Save through EchoesVault');
+        await waitFor(() => readFileSync(pageFile, 'utf8') === FIXED_PAGE, {
+          timeout: 30000,
+          message: `${PAGE} on disk to equal the buffer`,
+        });
+        // The runtime regenerates the index: the page now has its row with the new summary.
+        await waitFor(
+          () =>
+            existsSync(indexFile) &&
+            readFileSync(indexFile, 'utf8').includes('[[broken-page]]: Deployment steps and the checks to run before a release.'),
+          { timeout: 15000, message: 'index.md to list broken-page with its new summary' },
+        );
+        // The buffer was reloaded from disk, so it is clean.
+        await waitFor(async () => !(await wb.activeTabDirty()), { timeout: 15000, message: 'the editor to be clean' });
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '4b. the fixed page has no EV104/EV200/EV300 left',
+      async () => {
+        await wb.openProblems();
+        await waitFor(
+          async () => {
+            const text = await wb.problemsText();
+            return !['EV104', 'EV200', 'EV300'].some((code) => text.includes(code));
+          },
+          { timeout: 30000, message: 'the Problems panel to drop EV104, EV200 and EV300' },
+        );
+      },
+      { needs: ['4. Save through EchoesVault writes the buffer through the runtime'] },
+    );
+
+    const external = FIXED_PAGE + '\nA line written by another tool.\n';
+    await test(
+      '5. a stale save is refused with EV701 and the disk is untouched',
+      async () => {
+        await wb.clearNotifications();
+        await wb.focusEditor();
+        await page.keyboard.press('Control+End');
+        await page.keyboard.type('Edited in the editor.', { delay: 10 });
+        await waitFor(() => wb.activeTabDirty(), { timeout: 10000, message: 'the editor to be dirty' });
+        // Behind the editor's back.
+        writeFileSync(pageFile, external);
+        await sleep(500);
+        await wb.focusEditor();
+        await page.keyboard.type(' More.', { delay: 10 });
+        await wb.runCommand('EchoesVault: Save through EchoesVault');
+        await waitFor(async () => (await wb.notificationsText()).includes('EV701'), {
+          timeout: 30000,
+          message: 'an error notification naming EV701',
+        });
+        await sleep(1000);
+        const onDisk = readFileSync(pageFile, 'utf8');
+        if (onDisk !== external) {
+          throw new Error(`the file on disk changed: ${JSON.stringify(onDisk.slice(-80))}`);
+        }
+        if (!(await wb.activeTabDirty())) {
+          throw new Error('the editor lost its unsaved edits');
+        }
+      },
+      { needs: ['4. Save through EchoesVault writes the buffer through the runtime'] },
+    );
+
+    await test(
+      '5b. EV701 offers the disk version in a diff',
+      async () => {
+        const button = page.locator('.notifications-toasts .monaco-button', { hasText: 'Show disk version' }).first();
+        await button.click({ timeout: 10000 });
+        await page.locator('.tab.active', { hasText: '(on disk)' }).waitFor({ timeout: 15000 });
+        await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15000 });
+        await page.keyboard.press('Control+W').catch(() => {});
+      },
+      { needs: ['5. a stale save is refused with EV701 and the disk is untouched'] },
+    );
+
+    await test(
+      '5c. Overwrite… asks, then saves with confirmOverwrite',
+      async () => {
+        await wb.clearNotifications();
+        await wb.openFile(PAGE);
+        await wb.runCommand('EchoesVault: Save through EchoesVault');
+        const button = page.locator('.notifications-toasts .monaco-button', { hasText: 'Overwrite' }).first();
+        await button.click({ timeout: 30000 });
+        const dialog = page.locator('.monaco-dialog-box');
+        await dialog.waitFor({ timeout: 10000 });
+        await dialog.locator('.monaco-button', { hasText: /^Overwrite$/ }).first().click();
+        await waitFor(
+          () => {
+            const onDisk = readFileSync(pageFile, 'utf8');
+            return onDisk !== external && onDisk.includes('Edited in the editor. More.');
+          },
+          { timeout: 30000, message: 'the editor version to be written after confirmation' },
+        );
+        await waitFor(async () => !(await wb.activeTabDirty()), { timeout: 15000, message: 'the editor to be clean' });
+      },
+      { needs: ['5. a stale save is refused with EV701 and the disk is untouched'] },
+    );
+  } catch (error) {
+    results.push({ name: 'setup', ok: false });
+    console.log(`FAIL setup: ${error?.stack ?? error}`);
+  } finally {
+    if (results.some((r) => !r.ok) && codeServerLog) {
+      const logFile = path.join(ARTIFACTS, 'vscode-e2e-code-server.log');
+      writeFileSync(logFile, codeServerLog);
+      log(`code-server output: ${logFile}`);
+    }
+    await cleanup();
+  }
+
+  const passed = results.filter((r) => r.ok).length;
+  const skipped = results.filter((r) => r.skipped).length;
+  const failed = results.length - passed - skipped;
+  log(`took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  process.exit(failed + skipped > 0 ? 1 : 0);
+}
+
+await main();

@@ -1,0 +1,856 @@
+import { execFile } from 'node:child_process';
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  ShowMessageNotification,
+  State,
+  TransportKind,
+  type ConfigurationParams,
+  type MessageType,
+} from 'vscode-languageclient/node';
+import {
+  discoverServer,
+  failureReport,
+  notFoundMessage,
+  serveArgs,
+  serverCandidates,
+  versionArgs,
+  type ProbeResult,
+  type ServerCandidate,
+} from './discovery';
+import { baseName, errorText, isStaleError, isVaultPage, searchHits } from './pages';
+import { RESTART_KEYS, configurationFor, saveMode, toServerSettings, type ServerSettings } from './settings';
+import { parseStatus, pickStatus, statusBarView, type ClientState, type VaultStatus } from './status';
+
+const SECTION = 'echoes';
+const STATUS_NOTIFICATION = 'echoes/statusChanged';
+/** Read-only documents the extension shows (status card, restored context, a refused buffer). */
+const VIEW_SCHEME = 'echoes-view';
+/** The current disk content of a file, for "Show disk version". */
+const DISK_SCHEME = 'echoes-disk';
+/** VS Code stops waiting for a save participant after 1.5 s; stay below that. */
+const PARTICIPANT_BUDGET_MS = 1200;
+const PROBE_TIMEOUT_MS = 20000;
+
+let host: ServerHost | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const log = vscode.window.createOutputChannel('EchoesVault', { log: true });
+  const views = new ViewProvider();
+  const disk = new DiskProvider();
+  const statusItem = vscode.window.createStatusBarItem('echoes.status', vscode.StatusBarAlignment.Left, 10);
+  statusItem.name = 'EchoesVault';
+  statusItem.command = 'echoes.showStatus';
+  host = new ServerHost(context, log, statusItem);
+  const h = host;
+  const ui = new Commands(h, log, views);
+
+  context.subscriptions.push(
+    log,
+    statusItem,
+    vscode.workspace.registerTextDocumentContentProvider(VIEW_SCHEME, views),
+    vscode.workspace.registerTextDocumentContentProvider(DISK_SCHEME, disk),
+    vscode.commands.registerCommand('echoes.initialize', () => ui.initialize()),
+    vscode.commands.registerCommand('echoes.restoreContext', () => ui.restoreContext()),
+    vscode.commands.registerCommand('echoes.showStatus', () => ui.showStatus()),
+    vscode.commands.registerCommand('echoes.searchVault', () => ui.search()),
+    vscode.commands.registerCommand('echoes.appendScratchpad', () => ui.append()),
+    vscode.commands.registerCommand('echoes.saveThroughVault', (arg?: unknown) => ui.saveCommand(arg)),
+    vscode.commands.registerCommand('echoes.rebuildVaultIndex', () => ui.rebuildIndex()),
+    vscode.commands.registerCommand('echoes.endVaultSession', () => ui.endSession()),
+    vscode.commands.registerCommand('echoes.restartServer', () => h.restart()),
+    vscode.workspace.onWillSaveTextDocument((event) => ui.onWillSave(event)),
+    vscode.window.onDidChangeActiveTextEditor(() => h.renderStatus()),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (RESTART_KEYS.some((key) => event.affectsConfiguration(key))) {
+        log.info('Server setting changed; restarting the language server.');
+        void h.restart();
+      }
+    }),
+    { dispose: () => void h.stop() },
+  );
+  h.renderStatus();
+  void h.ensure();
+}
+
+export async function deactivate(): Promise<void> {
+  await host?.stop();
+  host = undefined;
+}
+
+function currentSettings(scope?: vscode.ConfigurationScope): ServerSettings {
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
+  return toServerSettings((key) => config.get(key));
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    if (!statSync(file).isFile()) {
+      return false;
+    }
+    accessSync(file, fsConstants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function probe(candidate: ServerCandidate): Promise<ProbeResult> {
+  return new Promise((resolve) => {
+    execFile(
+      candidate.command,
+      versionArgs(candidate),
+      { timeout: PROBE_TIMEOUT_MS, windowsHide: true },
+      (error, stdout, stderr) => {
+        if (error) {
+          const detail = String(stderr || '').trim().split('\n').pop() || error.message;
+          resolve({ ok: false, reason: detail });
+        } else {
+          resolve({ ok: true, version: String(stdout).trim() || 'unknown version' });
+        }
+      },
+    );
+  });
+}
+
+/** Starts, stops and restarts the language client; owns the status bar item. */
+class ServerHost {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient | undefined> | undefined;
+  private state: ClientState = 'starting';
+  private readonly statuses = new Map<string, VaultStatus>();
+  /** Server command requests in flight; their errors are shown by the command, not twice. */
+  private inFlight = 0;
+  private readonly recentErrors = new Map<string, number>();
+  private notFoundShown = false;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly statusItem: vscode.StatusBarItem,
+  ) {}
+
+  /** The running client, started on first use. Undefined when no server could be started. */
+  ensure(): Promise<LanguageClient | undefined> {
+    if (this.client?.isRunning()) {
+      return Promise.resolve(this.client);
+    }
+    if (!this.starting) {
+      this.starting = this.start().finally(() => {
+        this.starting = undefined;
+      });
+    }
+    return this.starting;
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    this.notFoundShown = false;
+    await this.ensure();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      try {
+        await client.stop(5000);
+      } catch (error) {
+        this.log.warn(`Stopping the language server: ${errorText(error)}`);
+      }
+    }
+    this.statuses.clear();
+    this.setState('stopped');
+  }
+
+  /** Sends `workspace/executeCommand` and returns the result; rejects with the server's error. */
+  async execute(command: string, arg: Record<string, unknown>): Promise<unknown> {
+    const client = await this.ensure();
+    if (!client) {
+      throw new Error(notFoundMessage());
+    }
+    this.inFlight++;
+    try {
+      return await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] });
+    } catch (error) {
+      this.recentErrors.set(errorText(error), Date.now());
+      throw error;
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  renderStatus(): void {
+    const active = vscode.window.activeTextEditor?.document.uri.toString();
+    const view = statusBarView(this.state, pickStatus(this.statuses, active));
+    this.statusItem.text = view.text;
+    this.statusItem.tooltip = view.tooltip;
+    this.statusItem.command = this.state === 'not-found' ? 'echoes.restartServer' : 'echoes.showStatus';
+    this.statusItem.backgroundColor =
+      view.tone === 'error'
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : view.tone === 'warning'
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
+    this.statusItem.show();
+  }
+
+  private setState(state: ClientState): void {
+    this.state = state;
+    this.renderStatus();
+  }
+
+  private async start(): Promise<LanguageClient | undefined> {
+    this.setState('starting');
+    const config = vscode.workspace.getConfiguration(SECTION);
+    const candidates = serverCandidates(
+      {
+        serverPath: config.get<string>('server.path') ?? '',
+        serverPython: config.get<string>('server.python') ?? 'python3',
+      },
+      {
+        path: process.env.PATH,
+        platform: process.platform,
+        pathExt: process.env.PATHEXT,
+        home: os.homedir(),
+        isExecutable,
+      },
+    );
+    const found = await discoverServer(candidates, probe);
+    for (const line of failureReport(found.failures)) {
+      this.log.warn(`Server candidate failed:${line.slice(3)}`);
+    }
+    if (!found.found) {
+      this.setState('not-found');
+      this.log.error(notFoundMessage());
+      if (!this.notFoundShown) {
+        this.notFoundShown = true;
+        void vscode.window
+          .showErrorMessage(notFoundMessage(), 'Open Settings', 'Show Log')
+          .then((choice) => {
+            if (choice === 'Open Settings') {
+              void vscode.commands.executeCommand('workbench.action.openSettings', 'echoes.server');
+            } else if (choice === 'Show Log') {
+              this.log.show();
+            }
+          });
+      }
+      return undefined;
+    }
+    const candidate = found.candidate;
+    this.log.info(`Starting ${candidate.label}, ${found.version}`);
+    const serverOptions: ServerOptions = {
+      command: candidate.command,
+      args: serveArgs(candidate),
+      transport: TransportKind.stdio,
+      options: { env: { ...process.env } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file', language: 'markdown' }],
+      synchronize: { configurationSection: SECTION },
+      initializationOptions: () => currentSettings(),
+      outputChannel: this.log,
+      middleware: {
+        workspace: {
+          configuration: (params: ConfigurationParams, token, next) => this.configuration(params, token, next),
+        },
+        executeCommand: async (command, args, next) => {
+          // The server's "Save through EchoesVault" code action: run it through the same flow
+          // as the palette command, so the buffer is reloaded and EV701 is handled.
+          if (command === 'echoes.savePage' && saveHandler) {
+            const uri = pageUriFromArgs(args);
+            if (uri) {
+              return saveHandler(uri);
+            }
+          }
+          return next(command, args);
+        },
+      },
+    };
+    const client = new LanguageClient('echoes', 'EchoesVault', serverOptions, clientOptions);
+    client.onNotification(STATUS_NOTIFICATION, (params: unknown) => {
+      const status = parseStatus(params);
+      if (status) {
+        this.statuses.set(status.workspace, status);
+        this.renderStatus();
+      } else {
+        this.log.warn(`Ignored a malformed ${STATUS_NOTIFICATION}: ${JSON.stringify(params)}`);
+      }
+    });
+    this.context.subscriptions.push(
+      client.onDidChangeState((event) => {
+        if (event.newState === State.Running) {
+          this.installMessageFilter(client);
+          this.setState('running');
+        } else if (event.newState === State.Stopped && this.client === client) {
+          this.setState('stopped');
+        }
+      }),
+    );
+    try {
+      await client.start();
+    } catch (error) {
+      this.log.error(`The language server did not start: ${errorText(error)}`);
+      void vscode.window.showErrorMessage(
+        `EchoesVault: the language server (${candidate.label}) did not start: ${errorText(error)}`,
+      );
+      this.setState('stopped');
+      return undefined;
+    }
+    this.client = client;
+    this.installMessageFilter(client);
+    this.setState('running');
+    return client;
+  }
+
+  /**
+   * The server reports a failed command twice: as the error response and as a showMessage.
+   * The command shows the error (with its buttons); the duplicate message only goes to the log.
+   */
+  private installMessageFilter(client: LanguageClient): void {
+    client.onNotification(ShowMessageNotification.type, (message) => {
+      const isError = (message.type as MessageType) === 1;
+      const now = Date.now();
+      for (const [text, at] of this.recentErrors) {
+        if (now - at > 5000) {
+          this.recentErrors.delete(text);
+        }
+      }
+      const duplicate =
+        isError &&
+        (this.inFlight > 0 ||
+          [...this.recentErrors.keys()].some((text) => text.includes(message.message) || message.message.includes(text)));
+      if (duplicate) {
+        this.log.info(`Server message: ${message.message}`);
+        return;
+      }
+      switch (message.type) {
+        case 1:
+          void vscode.window.showErrorMessage(message.message);
+          break;
+        case 2:
+          void vscode.window.showWarningMessage(message.message);
+          break;
+        default:
+          void vscode.window.showInformationMessage(message.message);
+      }
+    });
+  }
+
+  private configuration(
+    params: ConfigurationParams,
+    token: vscode.CancellationToken,
+    next: (params: ConfigurationParams, token: vscode.CancellationToken) => unknown,
+  ): unknown[] | Promise<unknown[]> {
+    const answers: unknown[] = [];
+    let needDefault = false;
+    for (const item of params.items) {
+      let scope: vscode.Uri | undefined;
+      try {
+        scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
+      } catch {
+        scope = undefined;
+      }
+      const value = configurationFor(item.section, currentSettings(scope));
+      if (value === undefined) {
+        needDefault = true;
+      }
+      answers.push(value);
+    }
+    if (!needDefault) {
+      return answers;
+    }
+    // Sections the extension does not map are answered by VS Code as usual.
+    return Promise.resolve(next(params, token)).then((defaults) => {
+      const fallback: unknown[] = Array.isArray(defaults) ? defaults : [];
+      return answers.map((value, i) => (value === undefined ? (fallback[i] ?? null) : value));
+    });
+  }
+}
+
+let saveHandler: ((uri: vscode.Uri) => Promise<unknown>) | undefined;
+
+function pageUriFromArgs(args: unknown[]): vscode.Uri | undefined {
+  const first = args[0];
+  if (first !== null && typeof first === 'object' && typeof (first as { uri?: unknown }).uri === 'string') {
+    try {
+      return vscode.Uri.parse((first as { uri: string }).uri);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+function folderFor(uri: vscode.Uri | undefined): vscode.WorkspaceFolder | undefined {
+  if (uri) {
+    const folder = vscode.workspace.getWorkspaceFolder(uri);
+    if (folder) {
+      return folder;
+    }
+  }
+  return vscode.workspace.workspaceFolders?.[0];
+}
+
+/** `{ workspace: uri }` for the active document's folder, or `{}` to let the server choose. */
+function workspaceArg(): Record<string, unknown> {
+  const folder = folderFor(vscode.window.activeTextEditor?.document.uri);
+  return folder ? { workspace: folder.uri.toString() } : {};
+}
+
+function markdownOf(result: unknown): string {
+  if (result !== null && typeof result === 'object') {
+    const r = result as Record<string, unknown>;
+    if (typeof r.markdown === 'string') {
+      return r.markdown;
+    }
+  }
+  return '```json\n' + JSON.stringify(result, null, 2) + '\n```\n';
+}
+
+type SaveOutcome = 'saved' | 'refused' | 'stale' | 'no-server';
+
+/** The palette commands. */
+class Commands {
+  /** Pages whose next VS Code save was chosen as an ordinary save ("ask" mode). */
+  private readonly bypass = new Set<string>();
+
+  constructor(
+    private readonly host: ServerHost,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly views: ViewProvider,
+  ) {
+    saveHandler = async (uri) => {
+      const document = await vscode.workspace.openTextDocument(uri);
+      return this.save(document, false);
+    };
+  }
+
+  private async run(title: string, command: string, arg: Record<string, unknown>): Promise<unknown | undefined> {
+    try {
+      return await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `EchoesVault: ${title}` },
+        () => this.host.execute(command, arg),
+      );
+    } catch (error) {
+      const text = errorText(error);
+      this.log.error(`${command} failed: ${text}`);
+      void vscode.window.showErrorMessage(`EchoesVault: ${title} failed: ${text}`);
+      return undefined;
+    }
+  }
+
+  async initialize(): Promise<void> {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    if (folders.length === 0) {
+      void vscode.window.showErrorMessage('EchoesVault: open a folder before initializing a vault.');
+      return;
+    }
+    const folder =
+      folders.length === 1
+        ? folders[0]
+        : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Folder to initialize EchoesVault in' });
+    if (!folder) {
+      return;
+    }
+    const result = await this.run('Initialize', 'echoes.init', { workspace: folder.uri.toString() });
+    if (result !== undefined) {
+      const vault = (result as { vault?: unknown }).vault;
+      const choice = await vscode.window.showInformationMessage(
+        `EchoesVault initialized${typeof vault === 'string' ? `: ${vault}` : ''}.`,
+        'Show status',
+      );
+      if (choice === 'Show status') {
+        await this.showStatus();
+      }
+    }
+  }
+
+  async restoreContext(): Promise<void> {
+    const result = await this.run('Restore context', 'echoes.start', workspaceArg());
+    if (result !== undefined) {
+      await this.views.preview('EchoesVault context.md', markdownOf(result));
+    }
+  }
+
+  async showStatus(): Promise<void> {
+    const result = await this.run('Show status', 'echoes.status', { ...workspaceArg(), format: 'card' });
+    if (result !== undefined) {
+      await this.views.preview('EchoesVault status.md', markdownOf(result));
+    }
+  }
+
+  async search(): Promise<void> {
+    const query = await vscode.window.showInputBox({
+      title: 'EchoesVault: Search',
+      prompt: 'Literal, case-insensitive text to find in the knowledge pages',
+      validateInput: (value) => (value.trim().length === 0 ? 'Type some text to search for.' : undefined),
+    });
+    if (query === undefined || query.trim().length === 0) {
+      return;
+    }
+    const arg = workspaceArg();
+    const result = await this.run('Search', 'echoes.search', { ...arg, query });
+    if (result === undefined) {
+      return;
+    }
+    const { hits, truncated } = searchHits(result);
+    if (hits.length === 0) {
+      void vscode.window.showInformationMessage(`EchoesVault: no page contains "${query}".`);
+      return;
+    }
+    const root = typeof arg.workspace === 'string' ? vscode.Uri.parse(arg.workspace) : folderFor(undefined)?.uri;
+    const items = hits.map((hit) => ({
+      label: hit.text.length > 0 ? hit.text : '(empty line)',
+      description: `${hit.file}:${hit.line}`,
+      hit,
+    }));
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `EchoesVault: ${hits.length}${truncated ? '+' : ''} matches for "${query}"`,
+      matchOnDescription: true,
+    });
+    if (!picked) {
+      return;
+    }
+    const target = path.isAbsolute(picked.hit.file)
+      ? vscode.Uri.file(picked.hit.file)
+      : root
+        ? vscode.Uri.joinPath(root, ...picked.hit.file.split(/[\\/]/))
+        : vscode.Uri.file(picked.hit.file);
+    const line = picked.hit.line - 1;
+    await vscode.window.showTextDocument(target, { selection: new vscode.Range(line, 0, line, 0), preview: false });
+  }
+
+  async append(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection).trim() : '';
+    const entry =
+      selected.length > 0
+        ? selected
+        : await vscode.window.showInputBox({
+            title: 'EchoesVault: Append to scratchpad',
+            prompt: 'A concise, factual entry for the daily scratchpad',
+            placeHolder: '- Confirmed that …',
+            validateInput: (value) => (value.trim().length === 0 ? 'The entry cannot be empty.' : undefined),
+          });
+    if (entry === undefined || entry.trim().length === 0) {
+      return;
+    }
+    const result = await this.run('Append to scratchpad', 'echoes.append', { ...workspaceArg(), entry });
+    if (result !== undefined) {
+      const file = (result as { dailyLog?: unknown }).dailyLog;
+      const choice = await vscode.window.showInformationMessage(
+        `EchoesVault: appended to the scratchpad${typeof file === 'string' ? ` (${baseName(file)})` : ''}.`,
+        ...(typeof file === 'string' ? ['Open'] : []),
+      );
+      if (choice === 'Open' && typeof file === 'string') {
+        const root = folderFor(undefined)?.uri;
+        const uri = path.isAbsolute(file) || !root ? vscode.Uri.file(file) : vscode.Uri.joinPath(root, file);
+        await vscode.window.showTextDocument(uri);
+      }
+    }
+  }
+
+  async rebuildIndex(): Promise<void> {
+    const result = await this.run('Rebuild index', 'echoes.rebuildIndex', workspaceArg());
+    if (result !== undefined) {
+      const r = result as Record<string, unknown>;
+      const pages = typeof r.pages === 'number' ? r.pages : typeof r.pageCount === 'number' ? r.pageCount : undefined;
+      void vscode.window.showInformationMessage(
+        `EchoesVault: index rebuilt${pages !== undefined ? ` (${pages} pages)` : ''}.`,
+      );
+    }
+  }
+
+  async endSession(): Promise<void> {
+    const summary = await vscode.window.showInputBox({
+      title: 'EchoesVault: End session',
+      prompt: 'Daily summary: outcomes, verified decisions, blockers and next steps',
+      placeHolder: '- Completed …  - Remaining: …',
+      ignoreFocusOut: true,
+      validateInput: (value) => (value.trim().length === 0 ? 'The daily summary cannot be empty.' : undefined),
+    });
+    if (summary === undefined || summary.trim().length === 0) {
+      return;
+    }
+    const confirm = await vscode.window.showWarningMessage(
+      'End the EchoesVault session?',
+      {
+        modal: true,
+        detail:
+          'This writes the summary as a final session entry in the daily log and marks the memory as saved. ' +
+          'Do it only when you mean to finish the session.',
+      },
+      'End session',
+    );
+    if (confirm !== 'End session') {
+      return;
+    }
+    const result = await this.run('End session', 'echoes.endSession', {
+      ...workspaceArg(),
+      dailySummary: summary,
+      confirmExplicitUserEnd: true,
+    });
+    if (result !== undefined) {
+      void vscode.window.showInformationMessage('EchoesVault: session ended and memory saved.');
+    }
+  }
+
+  /** The palette command, the save key binding (`{ fromSaveKey: true }`) and the code action. */
+  async saveCommand(arg?: unknown): Promise<SaveOutcome | undefined> {
+    const fromSaveKey =
+      arg !== null && typeof arg === 'object' && (arg as { fromSaveKey?: unknown }).fromSaveKey === true;
+    const document = vscode.window.activeTextEditor?.document;
+    if (!document) {
+      void vscode.window.showErrorMessage('EchoesVault: open a page to save it through EchoesVault.');
+      return undefined;
+    }
+    if (document.uri.scheme !== 'file' || !isVaultPage(document.uri.fsPath)) {
+      if (fromSaveKey) {
+        await vscode.commands.executeCommand('workbench.action.files.save');
+        return undefined;
+      }
+      void vscode.window.showErrorMessage(
+        'EchoesVault: only pages in EchoesVault/pages/ can be saved through EchoesVault.',
+      );
+      return undefined;
+    }
+    if (fromSaveKey) {
+      const mode = saveMode(vscode.workspace.getConfiguration(SECTION, document.uri).get('saveThroughRuntime'));
+      if (mode === 'off') {
+        await vscode.commands.executeCommand('workbench.action.files.save');
+        return undefined;
+      }
+      if (mode === 'ask') {
+        const choice = await vscode.window.showInformationMessage(
+          `Save ${baseName(document.uri.fsPath)} through EchoesVault?`,
+          {
+            modal: true,
+            detail:
+              'Through EchoesVault: the runtime writes the page only if it did not change on disk since you opened it, ' +
+              'validates it and regenerates the index. Ordinary save: VS Code writes the file.',
+          },
+          'Through EchoesVault',
+          'Ordinary save',
+        );
+        if (choice === 'Ordinary save') {
+          this.bypass.add(document.uri.toString());
+          await vscode.commands.executeCommand('workbench.action.files.save');
+          return undefined;
+        }
+        if (choice !== 'Through EchoesVault') {
+          return undefined;
+        }
+      }
+    }
+    return this.save(document, false);
+  }
+
+  /**
+   * Sends the buffer to the runtime (hash-checked upsert). On success the buffer is reloaded from
+   * disk so it is clean. On EV701 nothing was written; the user may compare or overwrite.
+   */
+  async save(document: vscode.TextDocument, confirmOverwrite: boolean): Promise<SaveOutcome> {
+    const name = baseName(document.uri.fsPath);
+    let result: unknown;
+    try {
+      result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `EchoesVault: saving ${name}` },
+        () =>
+          this.host.execute('echoes.savePage', {
+            uri: document.uri.toString(),
+            ...(confirmOverwrite ? { confirmOverwrite: true } : {}),
+          }),
+      );
+    } catch (error) {
+      const text = errorText(error);
+      this.log.error(`echoes.savePage ${name}: ${text}`);
+      if (text === notFoundMessage()) {
+        return 'no-server';
+      }
+      if (isStaleError(text)) {
+        void this.offerStaleChoices(document, text);
+        return 'stale';
+      }
+      void vscode.window.showErrorMessage(`EchoesVault refused to save ${name}: ${text}`);
+      return 'refused';
+    }
+    await this.reloadFromDisk(document);
+    const r = (result ?? {}) as Record<string, unknown>;
+    const action = typeof r.action === 'string' ? r.action : 'saved';
+    const index = r.indexChanged === true ? '; index regenerated' : '';
+    vscode.window.setStatusBarMessage(`$(check) EchoesVault: ${name} ${action}${index}`, 5000);
+    this.log.info(`Saved ${name} through EchoesVault (${action}${index}).`);
+    return 'saved';
+  }
+
+  private async offerStaleChoices(document: vscode.TextDocument, text: string): Promise<void> {
+    const name = baseName(document.uri.fsPath);
+    const choice = await vscode.window.showErrorMessage(
+      `EchoesVault refused to save ${name}: it changed on disk since it was opened (EV701). Nothing was written.`,
+      { detail: text },
+      'Show disk version',
+      'Overwrite…',
+    );
+    if (choice === 'Show disk version') {
+      await this.showDiskDiff(document);
+    } else if (choice === 'Overwrite…') {
+      await this.confirmOverwrite(document);
+    }
+  }
+
+  async showDiskDiff(document: vscode.TextDocument): Promise<void> {
+    const name = baseName(document.uri.fsPath);
+    const left = document.uri.with({ scheme: DISK_SCHEME, query: String(Date.now()) });
+    await vscode.commands.executeCommand('vscode.diff', left, document.uri, `${name} (on disk) ↔ ${name} (editor)`);
+  }
+
+  async confirmOverwrite(document: vscode.TextDocument): Promise<SaveOutcome | undefined> {
+    const name = baseName(document.uri.fsPath);
+    const answer = await vscode.window.showWarningMessage(
+      `Overwrite ${name} on disk with the editor's version?`,
+      {
+        modal: true,
+        detail: 'The changes made to the file on disk since you opened it will be lost.',
+      },
+      'Overwrite',
+    );
+    if (answer !== 'Overwrite') {
+      return undefined;
+    }
+    return this.save(document, true);
+  }
+
+  /** Reverts the document's editor so the buffer equals what the runtime wrote. */
+  private async reloadFromDisk(document: vscode.TextDocument): Promise<void> {
+    const visible = vscode.window.visibleTextEditors.find((e) => e.document === document);
+    await vscode.window.showTextDocument(document, {
+      preview: false,
+      preserveFocus: false,
+      viewColumn: visible?.viewColumn,
+    });
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+  }
+
+  /**
+   * `echoes.saveThroughRuntime: always`: an explicit save that does not come through the save key
+   * (File > Save, Save All, a save by another extension) is sent through the runtime before VS Code
+   * writes. VS Code cannot be stopped from writing afterwards, so:
+   *  - accepted: the runtime wrote the buffer; the document is reloaded from that file, and VS Code
+   *    then writes the identical bytes;
+   *  - refused (EV701, invalid page, …): the buffer is replaced by the disk content, so VS Code
+   *    writes back what is already on disk, and the editor's version is kept for the user to
+   *    restore (one Undo, or "Restore my edits").
+   * Auto saves are not intercepted (see docs).
+   */
+  onWillSave(event: vscode.TextDocumentWillSaveEvent): void {
+    const document = event.document;
+    if (document.uri.scheme !== 'file' || !isVaultPage(document.uri.fsPath)) {
+      return;
+    }
+    const key = document.uri.toString();
+    if (this.bypass.delete(key)) {
+      return;
+    }
+    const mode = saveMode(vscode.workspace.getConfiguration(SECTION, document.uri).get('saveThroughRuntime'));
+    if (mode !== 'always' || event.reason !== vscode.TextDocumentSaveReason.Manual) {
+      return;
+    }
+    event.waitUntil(this.participate(document));
+  }
+
+  private async participate(document: vscode.TextDocument): Promise<vscode.TextEdit[]> {
+    const name = baseName(document.uri.fsPath);
+    const mine = document.getText();
+    const outcome = await Promise.race([
+      this.host
+        .execute('echoes.savePage', { uri: document.uri.toString() })
+        .then(() => ({ ok: true as const }))
+        .catch((error: unknown) => ({ ok: false as const, text: errorText(error) })),
+      new Promise<{ ok: false; text: string; timeout: true }>((resolve) =>
+        setTimeout(() => resolve({ ok: false, text: 'timed out', timeout: true }), PARTICIPANT_BUDGET_MS),
+      ),
+    ]);
+    if (outcome.ok) {
+      // The runtime wrote the buffer. Reload so VS Code's own write that follows is of the same
+      // bytes against the new file (no "file is newer" conflict).
+      if (vscode.window.activeTextEditor?.document === document) {
+        await vscode.commands.executeCommand('workbench.action.files.revert');
+      }
+      vscode.window.setStatusBarMessage(`$(check) EchoesVault: ${name} saved through the runtime`, 5000);
+      return [];
+    }
+    if ('timeout' in outcome) {
+      this.log.warn(`Save participant for ${name}: the runtime did not answer within ${PARTICIPANT_BUDGET_MS} ms.`);
+    }
+    let onDisk: string;
+    try {
+      onDisk = await readFile(document.uri.fsPath, 'utf8');
+    } catch {
+      return [];
+    }
+    const stash = await this.views.put(`${name} (your edits).md`, mine);
+    void vscode.window
+      .showErrorMessage(
+        `EchoesVault refused to save ${name}: ${outcome.text}. The editor now shows the file on disk; your edits are kept.`,
+        'Restore my edits',
+        'Compare',
+      )
+      .then(async (choice) => {
+        if (choice === 'Restore my edits') {
+          const edit = new vscode.WorkspaceEdit();
+          edit.replace(document.uri, fullRange(document), mine);
+          await vscode.workspace.applyEdit(edit);
+        } else if (choice === 'Compare') {
+          await vscode.commands.executeCommand('vscode.diff', document.uri, stash, `${name} (on disk) ↔ your edits`);
+        }
+      });
+    return [vscode.TextEdit.replace(fullRange(document), onDisk)];
+  }
+}
+
+function fullRange(document: vscode.TextDocument): vscode.Range {
+  const last = document.lineAt(document.lineCount - 1);
+  return new vscode.Range(0, 0, last.lineNumber, last.range.end.character);
+}
+
+/** Read-only Markdown documents shown in a preview. */
+class ViewProvider implements vscode.TextDocumentContentProvider {
+  private readonly contents = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.path) ?? '';
+  }
+
+  async put(title: string, content: string): Promise<vscode.Uri> {
+    const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: '/' + title });
+    this.contents.set(uri.path, content);
+    this.changed.fire(uri);
+    return uri;
+  }
+
+  async preview(title: string, markdown: string): Promise<void> {
+    const uri = await this.put(title, markdown);
+    await vscode.commands.executeCommand('markdown.showPreview', uri);
+  }
+}
+
+/** `echoes-disk:` URIs show a file's current content on disk. */
+class DiskProvider implements vscode.TextDocumentContentProvider {
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    try {
+      return await readFile(uri.with({ scheme: 'file', query: '' }).fsPath, 'utf8');
+    } catch (error) {
+      return `(cannot read the file on disk: ${errorText(error)})`;
+    }
+  }
+}
