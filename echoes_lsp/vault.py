@@ -91,6 +91,7 @@ class Entry:
     preview: Tuple[str, ...] = ()
     title: Optional[str] = None
     text_hash: Optional[str] = None
+    stamp: Optional[Tuple[int, int]] = None
 
     @property
     def deprecated(self) -> bool:
@@ -292,6 +293,7 @@ class Vault:
         entry.conflicts = []
         entry.preview = ()
         entry.title = None
+        entry.stamp = stamp_of(entry.path)
         if text is None:
             text, entry.read_error = read_text(entry.path)
         if text is None:
@@ -436,29 +438,33 @@ class Vault:
             return self.remove(path)
         return self.update(path)
 
-    def refresh_from_disk(self) -> Set[str]:
-        """Reconcile with the disk by stat: the fallback when no file watcher reports changes."""
-        changed: Set[str] = set()
+    def stat_changes(self) -> List[Tuple[str, bool]]:
+        """(path, deleted) for files whose stat differs from when they were parsed, plus new
+        files. Reads only metadata and never mutates the model, so it may run in a thread."""
+        known = dict(list(self.entries.items()))
+        changes: List[Tuple[str, bool]] = []
         seen: Set[str] = set()
         if not os.path.isdir(self.root):
-            for path in list(self.entries):
-                changed |= self.remove(path)
-            return changed
-        marker = read_marker(self.root)
-        if marker != self.marker:
-            self.marker = marker
-        for path, rel, _symlink in self.walk():
+            return [(path, True) for path in known]
+        for path, _rel, _symlink in self.walk():
             seen.add(path)
-            entry = self.entries.get(path)
+            entry = known.get(path)
             if entry is None:
-                changed |= self.update(path)
-            elif entry.parsed and entry.kind in READ_KINDS and path not in self.overlays:
-                text, error = read_text(path)
-                digest = rules.text_sha256(text) if text is not None else None
-                if digest != entry.text_hash or error != entry.read_error:
-                    changed |= self.update(path)
-        for path in [p for p in self.entries if p not in seen and p not in self.overlays]:
-            changed |= self.remove(path)
+                changes.append((path, False))
+            elif entry.parsed and entry.kind in READ_KINDS and not entry.symlink:
+                if stamp_of(path) != entry.stamp:
+                    changes.append((path, False))
+        changes.extend((path, True) for path in known if path not in seen)
+        marker = os.path.join(self.root, rules.MARKER_NAME)
+        if read_marker(self.root) != self.marker:
+            changes.append((marker, False))
+        return changes
+
+    def refresh_from_disk(self) -> Set[str]:
+        """Reconcile with the disk: the fallback when nobody reports file changes."""
+        changed: Set[str] = set()
+        for path, deleted in self.stat_changes():
+            changed |= self.remove(path) if deleted else self.update(path)
         return changed
 
     # -- queries --------------------------------------------------------------------------------
@@ -504,6 +510,14 @@ class Vault:
             "backlinks": {k: dict(sorted(v.items())) for k, v in self.backlinks.items() if v},
             "assets": {k: sorted(v) for k, v in self.assets.items() if v},
         }
+
+
+def stamp_of(path: str) -> Optional[Tuple[int, int]]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)
 
 
 def find_workspace(path: str) -> Optional[str]:

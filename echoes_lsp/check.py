@@ -1,0 +1,569 @@
+"""`echoes-lsp check [PATH ...]`: validate EchoesVault pages with the language server's engine.
+
+Exit codes: 0 when nothing at or above `--fail-on` was found, 1 when something was (or a requested
+fix could not be applied, or `--diff` has changes to show), 2 on a usage or configuration error or
+when no readable vault was found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+
+import echoes_vault as rules
+
+from . import autofix
+from .codes import CODES, SEVERITY_RANK
+from .config import FAIL_LEVELS, CheckConfig, ConfigError, check_selectors, resolve, split_list
+from .diagnose import Finding, Policy, apply_policy, diagnose, is_checked, marker_finding
+from .report import (
+    Diagnostic,
+    FixOutcome,
+    RelatedSpot,
+    Report,
+    Style,
+    color_enabled,
+    display_path,
+    render_concise,
+    render_github,
+    render_json,
+    render_sarif,
+    render_text,
+    write,
+)
+from .runtime_client import RuntimeCall
+from .vault import Vault, find_workspace, read_text
+
+FORMATS = ("text", "json", "sarif", "github", "concise")
+PROGRESS_THRESHOLD = 1000
+EXIT_CLEAN, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+
+EPILOG = """\
+exit codes:
+  0  no diagnostic at or above --fail-on
+  1  diagnostics at or above --fail-on; with --fix, a fix that could not be applied;
+     with --diff, changes to show
+  2  usage or configuration error, missing path, or no readable EchoesVault/
+
+configuration: [tool.echoes-lsp] in pyproject.toml and .echoes-lsp.toml at the workspace root
+(keys select, ignore, fail-on, exclude, severity, secrets); flags override .echoes-lsp.toml,
+which overrides pyproject.toml.
+"""
+
+
+class UsageError(Exception):
+    """Bad arguments or an unusable path: exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="echoes-lsp check",
+        description="Validate an EchoesVault: a workspace, a vault, folders or single files.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="workspace, EchoesVault/ folder, sub-folder or file (default: the current workspace)",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    parser.add_argument("--select", metavar="CODES", help="only these codes or prefixes (EV3,EV402)")
+    parser.add_argument("--ignore", metavar="CODES", help="leave out these codes or prefixes")
+    parser.add_argument(
+        "--fail-on",
+        choices=FAIL_LEVELS,
+        help="lowest severity that makes the exit code 1 (default: error)",
+    )
+    parser.add_argument(
+        "--exclude",
+        metavar="GLOBS",
+        action="append",
+        help="vault-relative globs to skip (comma-separated; repeatable)",
+    )
+    parser.add_argument(
+        "--isolated", action="store_true", help="ignore pyproject.toml and .echoes-lsp.toml"
+    )
+    parser.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="check the text on standard input as if it were the file PATH",
+    )
+    parser.add_argument(
+        "--fix", action="store_true", help="apply safe fixes (EV201, EV310, EV402) via the runtime"
+    )
+    parser.add_argument(
+        "--diff", action="store_true", help="show the fixes as a unified diff; write nothing"
+    )
+    parser.add_argument(
+        "--watch", action="store_true", help="keep running and re-check files as they change"
+    )
+    parser.add_argument(
+        "--poll-interval",
+        type=float,
+        default=0.3,
+        metavar="SECONDS",
+        help="how often --watch looks for changes (default 0.3)",
+    )
+    parser.add_argument(
+        "--python", metavar="PATH", help="interpreter that runs the project runtime for --fix"
+    )
+    return parser
+
+
+# -- targets --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    """What to check in one workspace."""
+
+    workspace: str
+    whole: bool = False
+    folders: List[str] = field(default_factory=list)
+    files: List[str] = field(default_factory=list)
+
+
+def _canonical(path: str) -> str:
+    """Absolute path with symbolic links resolved in the folders above it, not in the file."""
+    absolute = os.path.abspath(path)
+    head, tail = os.path.split(absolute)
+    try:
+        return os.path.join(os.path.realpath(head), tail) if tail else os.path.realpath(absolute)
+    except (OSError, RuntimeError):
+        return absolute
+
+
+def _no_vault(path: str) -> str:
+    candidate = os.path.join(path if os.path.isdir(path) else os.path.dirname(path), rules.VAULT_DIR)
+    if os.path.lexists(candidate) and not os.path.isdir(candidate):
+        return f"{display_path(candidate)} is not a readable folder"
+    return f"no {rules.VAULT_DIR}/ folder found at or above {display_path(path) or '.'}"
+
+
+def resolve_targets(paths: Sequence[str], errors: List[str], notes: List[str]) -> List[Target]:
+    """Group the named paths by workspace; unusable paths are described in `errors`."""
+    targets: Dict[str, Target] = {}
+    for raw in paths or [os.getcwd()]:
+        path = _canonical(raw)
+        if not os.path.lexists(path):
+            errors.append(f"{raw}: no such file or folder")
+            continue
+        is_dir = os.path.isdir(path) and not os.path.islink(path)
+        try:
+            workspace = find_workspace(path if is_dir else os.path.dirname(path))
+        except (OSError, RuntimeError):
+            workspace = None
+        if workspace is None:
+            errors.append(_no_vault(path))
+            continue
+        target = targets.setdefault(workspace, Target(workspace))
+        root = os.path.join(workspace, rules.VAULT_DIR)
+        if is_dir and path in (workspace, root):
+            target.whole = True
+        elif path == root or path.startswith(root + os.sep):
+            (target.folders if is_dir else target.files).append(path)
+        else:
+            notes.append(f"{display_path(path)}: not inside {rules.VAULT_DIR}/, skipped")
+    for workspace, target in targets.items():
+        root = os.path.join(workspace, rules.VAULT_DIR)
+        try:
+            with os.scandir(root):
+                pass
+        except OSError as error:
+            errors.append(f"{display_path(root)}: cannot be read: {error.strerror or error}")
+            target.whole, target.folders, target.files = False, [], []
+    return [t for t in targets.values() if t.whole or t.folders or t.files]
+
+
+# -- checking -------------------------------------------------------------------------------------
+
+
+class Progress:
+    """`checked 1200/10000` on a TTY stderr for large vaults; silent otherwise."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total = total
+        self.enabled = enabled and total > PROGRESS_THRESHOLD
+        self.last = 0.0
+
+    def update(self, done: int, what: str) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.last < 0.05 and done < self.total:
+            return
+        self.last = now
+        sys.stderr.write(f"\r\x1b[Kechoes-lsp: {what} {done}/{self.total} pages")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def policy_of(config: CheckConfig) -> Policy:
+    return Policy(
+        severity=config.severity,
+        secrets=config.secrets,
+        select=config.select,
+        ignore=config.ignore,
+    )
+
+
+@dataclass
+class Workspace:
+    """One loaded vault and how to check it."""
+
+    target: Target
+    config: CheckConfig
+    vault: Vault
+    policy: Policy
+    files: List[str] = field(default_factory=list)
+    marker: bool = False
+    findings: Dict[str, List[Finding]] = field(default_factory=dict)
+
+    def scope(self, notes: List[str]) -> None:
+        """The vault files to diagnose; whether EV700 is reported."""
+        vault = self.vault
+        target = self.target
+        if target.whole:
+            self.files = [p for p, e in vault.entries.items() if is_checked(e)]
+            self.marker = True
+            if not vault.by_key:
+                notes.append(
+                    f"{display_path(vault.root)}: no pages in {rules.PAGES_DIR}/ (empty vault)"
+                )
+            return
+        chosen: Set[str] = set()
+        marker_path = os.path.join(vault.root, rules.MARKER_NAME)
+        for folder in target.folders:
+            if folder == vault.root:
+                self.marker = True
+            prefix = folder.rstrip(os.sep) + os.sep
+            inside = [p for p, e in vault.entries.items() if p.startswith(prefix) and is_checked(e)]
+            if not inside:
+                notes.append(f"{display_path(folder)}: no vault files to check")
+            chosen.update(inside)
+        for path in target.files:
+            if path == marker_path:
+                self.marker = True
+                continue
+            entry = vault.entries.get(path)
+            if entry is None:
+                notes.append(f"{display_path(path)}: excluded or not a vault file, skipped")
+                continue
+            chosen.add(path)
+        self.files = sorted(chosen)
+
+    def run(self, progress: Progress, offset: int) -> None:
+        vault = self.vault
+        for number, path in enumerate(self.files):
+            found = diagnose(vault, path)
+            if found:
+                self.findings[path] = found
+            progress.update(offset + number + 1, "checked")
+        marker = marker_finding(vault) if self.marker else None
+        if marker is not None:
+            self.findings[os.path.join(vault.root, rules.MARKER_NAME)] = [marker]
+
+
+def load_workspace(target: Target, flags: Dict[str, object], isolated: bool) -> Workspace:
+    config = resolve(target.workspace, flags, isolated)
+    vault = Vault(target.workspace, exclude=config.exclude)
+    vault.load()
+    return Workspace(target, config, vault, policy_of(config))
+
+
+def to_diagnostics(
+    space: Workspace, fix_notes: Dict[Tuple[str, str], str], cwd: str
+) -> List[Diagnostic]:
+    fail_rank = SEVERITY_RANK[space.config.fail_on]
+    out: List[Diagnostic] = []
+    for path, findings in space.findings.items():
+        shown = display_path(path, cwd)
+        for finding, level in apply_policy(findings, space.policy):
+            related = tuple(
+                RelatedSpot(r.path, display_path(r.path, cwd), r.line, r.start, r.end, r.message)
+                for r in finding.related
+            )
+            out.append(
+                Diagnostic(
+                    path=path,
+                    display=shown,
+                    code=finding.code,
+                    severity=level,
+                    message=finding.message,
+                    line=finding.line,
+                    start=finding.start,
+                    end_line=finding.end_line,
+                    end=finding.end,
+                    related=related,
+                    fix=fix_notes.get((path, finding.code)),
+                    blocking=SEVERITY_RANK[level] >= fail_rank,
+                )
+            )
+    return out
+
+
+def plan_fixes(space: Workspace) -> List[autofix.Plan]:
+    """Fix plans for the reported (policy-kept) fixable findings of one workspace."""
+    plans: List[autofix.Plan] = []
+    index_path = os.path.join(space.vault.root, rules.INDEX_NAME)
+    index_reported = False
+    for path, findings in sorted(space.findings.items()):
+        kept = {f.code for f, _level in apply_policy(findings, space.policy)}
+        if path == index_path and autofix.INDEX_FIX in kept:
+            index_reported = True
+        plan = autofix.plan_page(space.vault, path, kept)
+        if plan is not None:
+            plans.append(plan)
+    if index_reported:
+        index = autofix.plan_index(space.vault, plans)
+        if index is not None:
+            plans.append(index)
+    return plans
+
+
+def fix_notes_of(space: Workspace, plans: Sequence[autofix.Plan]) -> Dict[Tuple[str, str], str]:
+    if autofix.refusal(space.vault, RuntimeCall(space.target.workspace)) is not None:
+        return {}
+    return {
+        (plan.path, code): autofix.DESCRIPTIONS[code]
+        for plan in plans
+        if plan.blocked is None
+        for code in plan.codes
+    }
+
+
+def source_reader(overlays: Dict[str, str]) -> Callable[[str], Optional[List[str]]]:
+    cache: Dict[str, Optional[List[str]]] = {}
+
+    def lines_of(path: str) -> Optional[List[str]]:
+        if path not in cache:
+            text = overlays.get(path)
+            if text is None:
+                text, _error = read_text(path)
+            cache[path] = text.split("\n") if text is not None else None
+        return cache[path]
+
+    return lines_of
+
+
+def render(report: Report, fmt: str, levels: Callable[[str], str], overlays: Dict[str, str]) -> str:
+    if fmt == "json":
+        return render_json(report)
+    if fmt == "sarif":
+        return render_sarif(report, levels)
+    if fmt == "github":
+        return render_github(report)
+    if fmt == "concise":
+        return render_concise(report)
+    return render_text(report, Style(color_enabled(sys.stdout)), source_reader(overlays))
+
+
+def _flags(args: argparse.Namespace) -> Dict[str, object]:
+    flags: Dict[str, object] = {}
+    if args.select is not None:
+        flags["select"] = check_selectors(split_list(args.select), "--select")
+    if args.ignore is not None:
+        flags["ignore"] = check_selectors(split_list(args.ignore), "--ignore")
+    if args.fail_on is not None:
+        flags["fail_on"] = args.fail_on
+    if args.exclude:
+        flags["exclude"] = tuple(g for value in args.exclude for g in split_list(value))
+    return flags
+
+
+def _read_stdin() -> Tuple[Optional[str], Optional[str]]:
+    data = sys.stdin.buffer.read()
+    if b"\x00" in data:
+        return None, "is a binary file (contains NUL bytes), not UTF-8 text"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, f"is not valid UTF-8 (byte {error.start})"
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return rules.normalize_newlines(text), None
+
+
+def _validate(args: argparse.Namespace) -> None:
+    if args.stdin_filename is not None:
+        if args.paths:
+            raise UsageError("--stdin-filename takes no PATH arguments")
+        if args.fix or args.diff or args.watch:
+            raise UsageError("--stdin-filename cannot be combined with --fix, --diff or --watch")
+    if args.watch and (args.fix or args.diff):
+        raise UsageError("--watch cannot be combined with --fix or --diff")
+    if args.watch and args.format in ("sarif", "github"):
+        raise UsageError("--watch prints text, concise or json reports")
+    if not 0.05 <= args.poll_interval <= 60:
+        raise UsageError("--poll-interval must be between 0.05 and 60 seconds")
+
+
+def run(argv: Sequence[str]) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as exit_:
+        return int(exit_.code) if isinstance(exit_.code, int) else EXIT_USAGE
+    try:
+        _validate(args)
+        flags = _flags(args)
+        if args.watch:
+            from .watch import watch
+
+            return watch(args, flags)
+        return check(args, flags)
+    except (UsageError, ConfigError) as error:
+        sys.stderr.write(f"echoes-lsp check: error: {error}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("echoes-lsp check: interrupted\n")
+        return 130
+
+
+def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
+    started = time.perf_counter()
+    cwd = os.getcwd()
+    errors: List[str] = []
+    notes: List[str] = []
+    overlays: Dict[str, str] = {}
+    stdin_error: Optional[str] = None
+    if args.stdin_filename is not None:
+        targets = resolve_targets([args.stdin_filename], errors, notes) if os.path.lexists(
+            args.stdin_filename
+        ) else _stdin_target(args.stdin_filename, errors)
+        text, stdin_error = _read_stdin()
+        if text is not None:
+            overlays[_canonical(args.stdin_filename)] = text
+    else:
+        targets = resolve_targets(args.paths, errors, notes)
+    for message in errors:
+        sys.stderr.write(f"echoes-lsp check: error: {message}\n")
+    spaces = [load_workspace(target, flags, args.isolated) for target in targets]
+    for space in spaces:
+        for path, text in overlays.items():
+            if space.vault.rel(path) is not None:
+                space.vault.open(path, text)
+        space.scope(notes)
+    total = sum(len(space.files) for space in spaces)
+    progress = Progress(total, _stderr_tty())
+    done = 0
+    for space in spaces:
+        if progress.enabled and space.target.whole:
+            remaining = len(space.vault.pending)
+            while space.vault.parse_pending(250):
+                progress.update(done + remaining - len(space.vault.pending), "read")
+        space.run(progress, done)
+        done += len(space.files)
+    progress.done()
+    if stdin_error is not None:
+        path = _canonical(args.stdin_filename)
+        for space in spaces:
+            if path in space.files:
+                space.findings[path] = [Finding("EV401", f"file {stdin_error}", 0, 0, 0, 0)]
+    fixing = args.fix or args.diff
+    outcomes: List[FixOutcome] = []
+    diffs: List[str] = []
+    diagnostics: List[Diagnostic] = []
+    for space in spaces:
+        plans = plan_fixes(space) if (fixing or space.findings) else []
+        if args.diff:
+            for plan in plans:
+                if plan.blocked is None:
+                    diffs.append(autofix.unified_diff(plan, display_path(plan.path, cwd)))
+                else:
+                    outcomes.append(
+                        FixOutcome(plan.path, display_path(plan.path, cwd), plan.codes, "skipped", plan.blocked)
+                    )
+        if args.fix and plans:
+            call = RuntimeCall(space.target.workspace, python=args.python)
+            shown = {plan.path: display_path(plan.path, cwd) for plan in plans}
+            outcomes.extend(autofix.apply(space.vault, call, plans, shown))
+            _recheck(space, [o.path for o in outcomes])
+            plans = plan_fixes(space)
+        diagnostics.extend(to_diagnostics(space, fix_notes_of(space, plans), cwd))
+    diagnostics.sort(key=Diagnostic.sort_key)
+    fail_on = spaces[0].config.fail_on if spaces else (args.fail_on or "error")
+    report = Report(
+        diagnostics,
+        files_checked=total,
+        duration=time.perf_counter() - started,
+        fail_on=fail_on,
+        notes=notes,
+        fixes=outcomes,
+        workspaces=[space.target.workspace for space in spaces],
+    )
+    if args.diff:
+        write(sys.stdout, "".join(diffs))
+        count = len(diffs)
+        summary = f"{count} file{'s' if count != 1 else ''} would be changed by --fix"
+        for line in [*notes, *(_fix_line(o) for o in outcomes), summary]:
+            sys.stderr.write(line + "\n")
+        if errors:
+            return EXIT_USAGE
+        return EXIT_FOUND if diffs else EXIT_CLEAN
+    levels = spaces[0].policy.level if spaces else (lambda code: CODES[code].severity)
+    if args.format != "text":
+        for note in notes:
+            sys.stderr.write(f"echoes-lsp check: {note}\n")
+        for outcome in outcomes:
+            sys.stderr.write(_fix_line(outcome) + "\n")
+    write(sys.stdout, render(report, args.format, levels, overlays))
+    if errors or not spaces:
+        return EXIT_USAGE
+    if report.failed:
+        return EXIT_FOUND
+    if any(o.status in ("failed", "refused") for o in outcomes):
+        return EXIT_FOUND
+    return EXIT_CLEAN
+
+
+def _fix_line(outcome: FixOutcome) -> str:
+    from .report import fix_lines
+
+    return fix_lines(Report([], 0, 0.0, "error", fixes=[outcome]))[0]
+
+
+def _stdin_target(path: str, errors: List[str]) -> List[Target]:
+    """A target for an unsaved buffer whose file does not exist yet."""
+    canonical = _canonical(path)
+    try:
+        workspace = find_workspace(os.path.dirname(canonical))
+    except (OSError, RuntimeError):
+        workspace = None
+    if workspace is None:
+        errors.append(_no_vault(os.path.dirname(canonical)))
+        return []
+    return [Target(workspace, files=[canonical])]
+
+
+def _recheck(space: Workspace, paths: Sequence[str]) -> None:
+    """After fixes: re-read what the runtime wrote and diagnose the scope again."""
+    vault = space.vault
+    for path in paths:
+        vault.update(path)
+    index = os.path.join(vault.root, rules.INDEX_NAME)
+    if os.path.exists(index):
+        vault.update(index)
+    space.findings = {}
+    space.run(Progress(0, False), 0)
+
+
+def _stderr_tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def main() -> int:  # pragma: no cover - convenience entry point
+    return run(sys.argv[1:])

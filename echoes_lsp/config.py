@@ -1,0 +1,156 @@
+"""Project configuration for `echoes-lsp check`: `[tool.echoes-lsp]` and `.echoes-lsp.toml`.
+
+Precedence, highest first: command-line flags, `.echoes-lsp.toml`, `[tool.echoes-lsp]` in
+`pyproject.toml`, built-in defaults. Each key is taken from the highest source that sets it; the
+`severity` table is merged code by code.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from .codes import CODES, SEVERITIES
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.9 and 3.10 only
+    import tomli as tomllib
+
+PROJECT_FILE = ".echoes-lsp.toml"
+PYPROJECT = "pyproject.toml"
+FAIL_LEVELS = ("error", "warning", "information", "hint")
+KEYS = ("select", "ignore", "fail-on", "exclude", "severity", "secrets")
+
+
+class ConfigError(Exception):
+    """A configuration file is unreadable or holds a bad value (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """Settings for one workspace, with the source each key came from."""
+
+    select: Tuple[str, ...] = ()
+    ignore: Tuple[str, ...] = ()
+    fail_on: str = "error"
+    exclude: Tuple[str, ...] = ()
+    severity: Tuple[Tuple[str, str], ...] = ()
+    secrets: bool = True
+    sources: Tuple[str, ...] = field(default=(), compare=False)
+
+
+def split_list(value: str) -> List[str]:
+    """`EV3, EV402` → `["EV3", "EV402"]`."""
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def check_selectors(selectors: List[str], where: str) -> Tuple[str, ...]:
+    """Upper-cased selectors; each must name at least one known code (`EV`, `EV3`, `EV300`)."""
+    result = []
+    for selector in selectors:
+        upper = selector.strip().upper()
+        if not upper:
+            continue
+        if not any(code.startswith(upper) for code in CODES):
+            raise ConfigError(f"{where}: {selector!r} is not a diagnostic code or code prefix")
+        result.append(upper)
+    return tuple(result)
+
+
+def _string_list(value: Any, where: str) -> List[str]:
+    if isinstance(value, str):
+        return split_list(value)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return [item.strip() for item in value if item.strip()]
+    raise ConfigError(f"{where} must be a list of strings")
+
+
+def parse_table(table: Mapping[str, Any], where: str) -> Dict[str, Any]:
+    """Validated values of one `[tool.echoes-lsp]`-style table, keyed like `CheckConfig` fields."""
+    values: Dict[str, Any] = {}
+    for key, value in table.items():
+        name = f"{where}: `{key}`"
+        if key == "select":
+            values["select"] = check_selectors(_string_list(value, name), name)
+        elif key == "ignore":
+            values["ignore"] = check_selectors(_string_list(value, name), name)
+        elif key == "fail-on":
+            if not isinstance(value, str) or value.lower() not in FAIL_LEVELS:
+                raise ConfigError(f"{name} must be one of {', '.join(FAIL_LEVELS)}")
+            values["fail_on"] = value.lower()
+        elif key == "exclude":
+            values["exclude"] = tuple(_string_list(value, name))
+        elif key == "severity":
+            if not isinstance(value, Mapping):
+                raise ConfigError(f"{name} must be a table of code = level")
+            levels: Dict[str, str] = {}
+            for code, level in value.items():
+                upper = str(code).upper()
+                if upper not in CODES:
+                    raise ConfigError(f"{name}: unknown code {code!r}")
+                if not isinstance(level, str) or level.lower() not in SEVERITIES:
+                    raise ConfigError(f"{name}.{upper} must be one of {', '.join(SEVERITIES)}")
+                levels[upper] = level.lower()
+            values["severity"] = levels
+        elif key == "secrets":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{name} must be true or false")
+            values["secrets"] = value
+        else:
+            raise ConfigError(f"{where}: unknown key `{key}` (known: {', '.join(KEYS)})")
+    return values
+
+
+def _read_toml(path: str) -> Optional[Dict[str, Any]]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read: {error.strerror or error}") from error
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from error
+
+
+def file_layers(workspace: str) -> List[Tuple[str, Dict[str, Any]]]:
+    """(source, values) of each project file at the workspace root, lowest precedence first."""
+    layers: List[Tuple[str, Dict[str, Any]]] = []
+    pyproject = os.path.join(workspace, PYPROJECT)
+    data = _read_toml(pyproject)
+    if data is not None:
+        tool = data.get("tool")
+        table = tool.get("echoes-lsp") if isinstance(tool, Mapping) else None
+        if table is not None:
+            if not isinstance(table, Mapping):
+                raise ConfigError(f"{pyproject}: [tool.echoes-lsp] must be a table")
+            layers.append((pyproject, parse_table(table, f"{pyproject} [tool.echoes-lsp]")))
+    project = os.path.join(workspace, PROJECT_FILE)
+    data = _read_toml(project)
+    if data is not None:
+        layers.append((project, parse_table(data, project)))
+    return layers
+
+
+def resolve(
+    workspace: str, flags: Mapping[str, Any], isolated: bool = False
+) -> CheckConfig:
+    """Merge defaults, project files (unless `isolated`) and command-line flags (set keys only)."""
+    layers = [] if isolated else file_layers(workspace)
+    layers.append(("command line", {k: v for k, v in flags.items() if v is not None}))
+    merged: Dict[str, Any] = {}
+    severity: Dict[str, str] = {}
+    sources: List[str] = []
+    for source, values in layers:
+        if values and source != "command line":
+            sources.append(source)
+        for key, value in values.items():
+            if key == "severity":
+                severity.update(value)
+            else:
+                merged[key] = value
+    merged["severity"] = tuple(sorted(severity.items()))
+    return CheckConfig(sources=tuple(sources), **merged)

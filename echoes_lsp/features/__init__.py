@@ -1,0 +1,1 @@
+"""LSP handlers, one module per feature; each registers itself on the server."""

@@ -1,0 +1,310 @@
+"""`workspace/executeCommand`: thin calls to the project runtime, plus the hash-checked save."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from typing import Any, Dict, List, Optional
+
+from lsprotocol import types
+
+import echoes_vault as rules
+
+from ..lsp_util import path_to_uri, request_failed, uri_to_path
+from ..server import EchoesServer, Folder
+from ..vault import Vault
+from .documents import disk_hash, stale_finding
+
+INIT = "echoes.init"
+STATUS = "echoes.status"
+START = "echoes.start"
+SEARCH = "echoes.search"
+APPEND = "echoes.append"
+SAVE = "echoes.savePage"
+REBUILD = "echoes.rebuildIndex"
+HYDRATE = "echoes.hydrate"
+END = "echoes.endSession"
+CREATE = "echoes.createPage"
+DISK = "echoes.showDiskVersion"
+STALE_CODES = ("stale-hash", "missing-hash")
+
+
+def options(args: Any) -> Dict[str, Any]:
+    """The first argument as an object; a bare string is taken as the main value."""
+    if isinstance(args, (list, tuple)):
+        if not args:
+            return {}
+        first = args[0]
+    else:
+        first = args
+    if isinstance(first, dict):
+        return first
+    if isinstance(first, str):
+        return {"value": first}
+    if first is None:
+        return {}
+    raise request_failed("command arguments must be one JSON object")
+
+
+def text_arg(opts: Dict[str, Any], name: str, required: bool = True) -> Optional[str]:
+    value = opts.get(name, opts.get("value") if required else None)
+    if value is None:
+        if required:
+            raise request_failed(f"missing argument `{name}`")
+        return None
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise request_failed(f"argument `{name}` must be a non-empty string")
+    return value
+
+
+def int_arg(opts: Dict[str, Any], name: str, default: int) -> int:
+    value = opts.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise request_failed(f"argument `{name}` must be an integer")
+    return value
+
+
+def markdown(result: Any) -> Any:
+    return {"ok": True, "markdown": result} if isinstance(result, str) else result
+
+
+async def resync(ls: EchoesServer, folder: Folder) -> None:
+    """Bring the model up to date with what the runtime just wrote."""
+    changes = await asyncio.get_event_loop().run_in_executor(None, folder.vault.stat_changes)
+    from .documents import disk_event
+
+    for path, deleted in changes:
+        disk_event(ls, folder, path, deleted)
+    ls.schedule_status()
+
+
+def workspace_for_init(ls: EchoesServer, opts: Dict[str, Any]) -> str:
+    raw = opts.get("workspace")
+    if isinstance(raw, str) and raw:
+        path = uri_to_path(raw) if "://" in raw else raw
+        if path and os.path.isdir(path):
+            return os.path.abspath(path)
+        raise request_failed(f"workspace {raw} is not a directory")
+    if ls.folders:
+        return next(iter(ls.folders))
+    for folder in ls.workspace.folders.values():
+        path = uri_to_path(folder.uri)
+        if path:
+            return path
+    if ls.workspace.root_path:
+        return ls.workspace.root_path
+    raise request_failed("no workspace folder to initialize")
+
+
+async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
+    """Upsert the buffer with the hash it was based on; never overwrite a concurrent change."""
+    uri = text_arg(opts, "uri")
+    assert uri is not None
+    path = uri_to_path(uri)
+    folder = ls.folder_for_path(path)
+    if folder is None or path is None:
+        raise request_failed(f"{uri} is not inside an EchoesVault")
+    if folder.vault.rel(path) != f"{rules.PAGES_DIR}/{os.path.basename(path)}":
+        raise request_failed("only knowledge pages (EchoesVault/pages/*.md) are saved this way")
+    text = ls.document_text(uri)
+    if text is None:
+        raise request_failed(f"{uri} is not open; nothing to save")
+    confirm = opts.get("confirmOverwrite", False)
+    if confirm == "ask":
+        choice = await ls.window_show_message_request_async(
+            types.ShowMessageRequestParams(
+                type=types.MessageType.Warning,
+                message=f"{os.path.basename(path)} changed on disk. Overwrite the disk version "
+                "with your buffer?",
+                actions=[types.MessageActionItem("Overwrite"), types.MessageActionItem("Cancel")],
+            )
+        )
+        confirm = bool(choice and choice.title == "Overwrite")
+        if not confirm:
+            raise request_failed("save cancelled; the disk version was kept", {"code": "cancelled"})
+    if confirm is True:
+        # Explicit confirmation: the current disk version is knowingly replaced.
+        ls.base_hashes[uri] = disk_hash(path)
+    elif not isinstance(confirm, bool):
+        raise request_failed("`confirmOverwrite` must be true, false or \"ask\"")
+    base = ls.base_hashes.get(uri)
+    payload: Dict[str, Any] = {"filename": os.path.basename(path), "content": text}
+    if base is not None:
+        payload["expectedSha256"] = base
+    try:
+        result = await ls.run_runtime(folder, ["upsert", "--payload", "-"], payload)
+    except Exception as error:
+        code = getattr(error, "data", None) or {}
+        if isinstance(code, dict) and code.get("code") in STALE_CODES:
+            ls.stale[uri] = stale_finding(path)
+            ls.publish(uri)
+            message = getattr(error, "message", str(error))
+            raise request_failed(
+                f"EV701: {os.path.basename(path)} changed on disk since it was opened; nothing "
+                f"was written ({message})",
+                {"code": "EV701"},
+            ) from error
+        raise
+    ls.base_hashes[uri] = result.get("sha256") if isinstance(result, dict) else disk_hash(path)
+    ls.stale.pop(uri, None)
+    changed = folder.vault.open(path, text)
+    ls.publish(uri)
+    ls.after_change(folder, changed)
+    await resync(ls, folder)
+    if isinstance(result, dict):
+        result = dict(result)
+        result["uri"] = uri
+    return result  # type: ignore[no-any-return]
+
+
+def register(server: EchoesServer) -> None:
+    @server.command(INIT)
+    async def init(ls: EchoesServer, *args: Any) -> Any:
+        opts = options(args)
+        workspace = workspace_for_init(ls, opts)
+        existing = ls.folder_for_path(workspace, create=False)
+        folder = existing or Folder(workspace, Vault(workspace))
+        result = await ls.run_runtime(folder, ["init"], mutating=False)
+        folder = ls.folders.get(workspace) or ls.add_folder(workspace)
+        folder.vault.load()
+        ls.spawn(ls.finish_loading(folder))
+        return result
+
+    @server.command(STATUS)
+    async def status(ls: EchoesServer, *args: Any) -> Any:
+        opts = options(args)
+        folder = ls.default_folder(opts.get("workspace"))
+        fmt = opts.get("format", "json")
+        if fmt not in ("json", "card"):
+            raise request_failed("`format` must be json or card")
+        return markdown(await ls.run_runtime(folder, ["status", "--format", fmt], mutating=False))
+
+    @server.command(START)
+    async def start(ls: EchoesServer, *args: Any) -> Any:
+        opts = options(args)
+        folder = ls.default_folder(opts.get("workspace"))
+        recent = int_arg(opts, "recent", 3)
+        result = await ls.run_runtime(folder, ["start", "--recent", str(recent)])
+        await resync(ls, folder)
+        return markdown(result)
+
+    @server.command(SEARCH)
+    async def search(ls: EchoesServer, *args: Any) -> Any:
+        opts = options(args)
+        folder = ls.default_folder(opts.get("workspace"))
+        query = text_arg(opts, "query")
+        limit = int_arg(opts, "limit", 100)
+        assert query is not None
+        result = await ls.run_runtime(
+            folder, ["search", query, "--limit", str(limit)], mutating=False
+        )
+        if isinstance(result, dict):
+            for item in result.get("results", []):
+                if isinstance(item, dict) and isinstance(item.get("file"), str):
+                    item["uri"] = path_to_uri(os.path.join(folder.workspace, item["file"]))
+        return result
+
+    @server.command(APPEND)
+    async def append(ls: EchoesServer, *args: Any) -> Any:
+        opts = options(args)
+        folder = ls.default_folder(opts.get("workspace"))
+        entry = text_arg(opts, "entry")
+        payload: Dict[str, Any] = {"entry": entry}
+        agent = opts.get("agent") or ls.settings.agent
+        payload["agent"] = agent
+        result = await ls.run_runtime(folder, ["append", "--payload", "-"], payload)
+        await resync(ls, folder)
+        if isinstance(result, dict) and isinstance(result.get("dailyLog"), str):
+            result["uri"] = path_to_uri(result["dailyLog"])
+        return result
+
+    @server.command(SAVE)
+    async def save(ls: EchoesServer, *args: Any) -> Any:
+        return await save_page(ls, options(args))
+
+    @server.command(REBUILD)
+    async def rebuild(ls: EchoesServer, *args: Any) -> Any:
+        folder = ls.default_folder(options(args).get("workspace"))
+        result = await ls.run_runtime(folder, ["rebuild-index"])
+        await resync(ls, folder)
+        ls.refresh_paths([os.path.join(folder.vault.root, rules.INDEX_NAME)])
+        return result
+
+    @server.command(HYDRATE)
+    async def hydrate(ls: EchoesServer, *args: Any) -> Any:
+        folder = ls.default_folder(options(args).get("workspace"))
+        result = await ls.run_runtime(folder, ["hydrate"])
+        await resync(ls, folder)
+        return result
+
+    @server.command(END)
+    async def end(ls: EchoesServer, *args: Any) -> Any:
+        opts = options(args)
+        if opts.get("confirmExplicitUserEnd") is not True:
+            raise request_failed(
+                "ending the session needs an explicit user request: pass "
+                "`confirmExplicitUserEnd: true` only after the user asked to end or save it",
+                {"code": "confirmation-required"},
+            )
+        folder = ls.default_folder(opts.get("workspace"))
+        payload: Dict[str, Any] = {"dailySummary": text_arg(opts, "dailySummary")}
+        payload["agent"] = opts.get("agent") or ls.settings.agent
+        if "pages" in opts:
+            payload["pages"] = opts["pages"]
+        result = await ls.run_runtime(
+            folder, ["end", "--confirm-explicit-user-end", "--payload", "-"], payload
+        )
+        await resync(ls, folder)
+        return result
+
+    @server.command(CREATE)
+    async def create(ls: EchoesServer, *args: Any) -> Any:
+        opts = options(args)
+        folder = ls.default_folder(opts.get("workspace"))
+        name = text_arg(opts, "name")
+        assert name is not None
+        from ..fixes import new_page_text
+
+        try:
+            filename = rules.normalize_page_name(name)
+        except rules.EchoesError as error:
+            raise request_failed(str(error)) from error
+        content = opts.get("content") or new_page_text(filename[:-3])
+        result = await ls.run_runtime(
+            folder, ["upsert", "--payload", "-"], {"filename": filename, "content": content}
+        )
+        await resync(ls, folder)
+        if isinstance(result, dict) and isinstance(result.get("page"), str):
+            result["uri"] = path_to_uri(result["page"])
+            if opts.get("open", False):
+                await ls.window_show_document_async(
+                    types.ShowDocumentParams(uri=result["uri"], take_focus=True)
+                )
+        return result
+
+    @server.command(DISK)
+    async def show_disk(ls: EchoesServer, *args: Any) -> Any:
+        opts = options(args)
+        uri = text_arg(opts, "uri")
+        path = uri_to_path(uri or "")
+        if not path or not os.path.isfile(path):
+            raise request_failed(f"{uri} does not exist on disk")
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+        directory = tempfile.mkdtemp(prefix="echoes-disk-")
+        copy = os.path.join(directory, "disk-" + os.path.basename(path))
+        with open(copy, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        copy_uri = path_to_uri(copy)
+        try:
+            await ls.window_show_document_async(
+                types.ShowDocumentParams(uri=copy_uri, take_focus=True)
+            )
+        except Exception:
+            pass
+        return {"ok": True, "uri": copy_uri, "text": text}
+
+
+def command_names() -> List[str]:
+    return [INIT, STATUS, START, SEARCH, APPEND, SAVE, REBUILD, HYDRATE, END, CREATE, DISK]

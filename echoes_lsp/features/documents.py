@@ -1,0 +1,392 @@
+"""Lifecycle, document sync, file watching, and pull/push diagnostics."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any, List, Optional, Set
+
+from lsprotocol import types
+
+import echoes_vault as rules
+
+from ..diagnose import Finding, Related, diagnose_vault
+from ..lsp_util import Columns, path_to_uri, uri_to_path
+from ..server import EchoesServer, Folder
+from ..vault import read_text, stamp_of
+
+log = logging.getLogger("echoes_lsp")
+VAULT_GLOB = "**/EchoesVault/**"
+FILE_FILTERS = types.FileOperationRegistrationOptions(
+    filters=[
+        types.FileOperationFilter(
+            pattern=types.FileOperationPattern(glob=VAULT_GLOB), scheme="file"
+        )
+    ]
+)
+
+
+def disk_hash(path: str) -> Optional[str]:
+    """The runtime's `hash` of a file: SHA-256 of its decoded, newline-normalized text."""
+    text, _error = read_text(path)
+    return rules.text_sha256(text) if text is not None else None
+
+
+def stale_finding(path: str) -> Finding:
+    return Finding(
+        "EV701",
+        "page changed on disk since it was opened; saving through EchoesVault is refused until "
+        "you reload it or confirm an overwrite",
+        0,
+        0,
+        0,
+        0,
+        (Related(path, 0, 0, 0, "current disk version"),),
+    )
+
+
+def check_disk(ls: EchoesServer, uri: str, path: str) -> bool:
+    """Mark EV701 when the disk no longer holds the text the buffer was based on."""
+    if uri not in ls.base_hashes:
+        return False
+    current = disk_hash(path)
+    base = ls.base_hashes[uri]
+    buffer = ls.document_text(uri)
+    if current == base:
+        changed = ls.stale.pop(uri, None) is not None
+        return changed
+    if buffer is not None and current is not None and rules.text_sha256(buffer) == current:
+        # The disk now holds exactly the buffer (the editor saved it): it is the new base.
+        ls.base_hashes[uri] = current
+        return ls.stale.pop(uri, None) is not None
+    if uri not in ls.stale:
+        ls.stale[uri] = stale_finding(path)
+        return True
+    return False
+
+
+def register(server: EchoesServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: EchoesServer, params: types.InitializeParams) -> None:
+        if params.initialization_options is not None:
+            ls.apply_settings(params.initialization_options)
+        caps = params.capabilities
+        pull = bool(caps.text_document and caps.text_document.diagnostic is not None)
+        refresh = bool(
+            caps.workspace and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support
+        )
+        # Pull only when the client can also be told to re-pull; otherwise pages that link to a
+        # changed page would keep stale diagnostics until edited.
+        ls.pull = pull and refresh
+        ls.pull_refresh = refresh
+        encoding = str(ls.workspace.position_encoding or "utf-16")
+        ls.columns = Columns(encoding.lower().replace("utf16", "utf-16"))
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: EchoesServer, params: types.InitializedParams) -> None:
+        caps = ls.client_capabilities
+        if caps.workspace and caps.workspace.configuration:
+            await pull_configuration(ls)
+        for folder in ls.workspace.folders.values():
+            path = uri_to_path(folder.uri)
+            if path and os.path.isdir(os.path.join(path, rules.VAULT_DIR)):
+                ls.add_folder(path)
+        root = ls.workspace.root_path
+        if not ls.folders and root and os.path.isdir(os.path.join(root, rules.VAULT_DIR)):
+            ls.add_folder(root)
+        watched = bool(
+            caps.workspace
+            and caps.workspace.did_change_watched_files
+            and caps.workspace.did_change_watched_files.dynamic_registration
+        )
+        if watched:
+            try:
+                await ls.client_register_capability_async(
+                    types.RegistrationParams(
+                        registrations=[
+                            types.Registration(
+                                id="echoes-watch",
+                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                    watchers=[types.FileSystemWatcher(glob_pattern=VAULT_GLOB)]
+                                ),
+                            )
+                        ]
+                    )
+                )
+                ls.watching = True
+            except Exception as error:
+                ls.log(f"file watching registration failed ({error}); polling instead")
+        if not ls.watching:
+            ls.poller = asyncio.ensure_future(poll_disk(ls))
+        ls.schedule_status()
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: EchoesServer, params: Any) -> None:
+        if ls.poller is not None:
+            ls.poller.cancel()
+        for task in list(ls.background):
+            task.cancel()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(
+        ls: EchoesServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        caps = ls.client_capabilities
+        if caps.workspace and caps.workspace.configuration:
+            await pull_configuration(ls)
+        elif params.settings is not None:
+            ls.apply_settings(params.settings)
+        ls.refresh_open()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_folders(ls: EchoesServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        for removed in params.event.removed:
+            path = uri_to_path(removed.uri)
+            if path and os.path.abspath(path) in ls.folders:
+                del ls.folders[os.path.abspath(path)]
+        for added in params.event.added:
+            path = uri_to_path(added.uri)
+            if path and os.path.isdir(os.path.join(path, rules.VAULT_DIR)):
+                ls.add_folder(path)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: EchoesServer, params: types.DidOpenTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        path = uri_to_path(uri)
+        folder = ls.folder_for_path(path)
+        if folder is None or path is None:
+            return
+        ls.base_hashes[uri] = disk_hash(path)
+        ls.stale.pop(uri, None)
+        changed = folder.vault.open(path, rules.normalize_newlines(params.text_document.text))
+        ls.publish(uri)
+        ls.after_change(folder, changed)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: EchoesServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        path = uri_to_path(uri)
+        folder = ls.folder_for_path(path)
+        if folder is None or path is None:
+            return
+        ls.debounce(uri, lambda: reanalyse(ls, folder, uri, path))
+
+    @server.feature(types.TEXT_DOCUMENT_WILL_SAVE)
+    def will_save(ls: EchoesServer, params: types.WillSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        path = uri_to_path(uri)
+        folder = ls.folder_for_path(path)
+        if folder is None or path is None:
+            return
+        if check_disk(ls, uri, path) and uri in ls.stale:
+            ls.show(
+                f"{os.path.basename(path)} changed on disk since it was opened; a plain save "
+                "overwrites that change. Use “Save through EchoesVault” for a checked save.",
+                types.MessageType.Warning,
+            )
+            ls.publish(uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: EchoesServer, params: types.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        path = uri_to_path(uri)
+        folder = ls.folder_for_path(path)
+        if folder is None or path is None:
+            return
+        ls.base_hashes[uri] = disk_hash(path)
+        ls.stale.pop(uri, None)
+        flush(ls, folder, uri, path)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: EchoesServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        timer = ls.timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        ls.base_hashes.pop(uri, None)
+        ls.stale.pop(uri, None)
+        path = uri_to_path(uri)
+        folder = ls.folder_for_path(path, create=False)
+        if folder is None or path is None:
+            return
+        changed = folder.vault.close(path)
+        if not ls.pull:
+            ls.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
+        ls.after_change(folder, changed)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched(ls: EchoesServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for event in params.changes:
+            path = uri_to_path(event.uri)
+            folder = ls.folder_for_path(path, create=False)
+            if folder is None or path is None:
+                continue
+            if event.type == types.FileChangeType.Deleted:
+                disk_event(ls, folder, path, deleted=True)
+            else:
+                disk_event(ls, folder, path, deleted=False)
+
+    @server.feature(types.WORKSPACE_DID_CREATE_FILES, FILE_FILTERS)
+    def did_create_files(ls: EchoesServer, params: types.CreateFilesParams) -> None:
+        for item in params.files:
+            path = uri_to_path(item.uri)
+            folder = ls.folder_for_path(path)
+            if folder is not None and path is not None:
+                disk_event(ls, folder, path, deleted=False)
+
+    @server.feature(types.WORKSPACE_DID_DELETE_FILES, FILE_FILTERS)
+    def did_delete_files(ls: EchoesServer, params: types.DeleteFilesParams) -> None:
+        for item in params.files:
+            path = uri_to_path(item.uri)
+            folder = ls.folder_for_path(path, create=False)
+            if folder is not None and path is not None:
+                disk_event(ls, folder, path, deleted=True)
+
+    @server.feature(types.WORKSPACE_DID_RENAME_FILES, FILE_FILTERS)
+    def did_rename_files(ls: EchoesServer, params: types.RenameFilesParams) -> None:
+        for item in params.files:
+            old = uri_to_path(item.old_uri)
+            new = uri_to_path(item.new_uri)
+            for path, deleted in ((old, True), (new, False)):
+                folder = ls.folder_for_path(path, create=not deleted)
+                if folder is not None and path is not None:
+                    disk_event(ls, folder, path, deleted=deleted)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier="echoes", inter_file_dependencies=True, workspace_diagnostics=True
+        ),
+    )
+    def document_diagnostic(
+        ls: EchoesServer, params: types.DocumentDiagnosticParams
+    ) -> types.RelatedFullDocumentDiagnosticReport:
+        flush_pending(ls, params.text_document.uri)
+        return types.RelatedFullDocumentDiagnosticReport(
+            items=ls.diagnostics(params.text_document.uri)
+        )
+
+    @server.feature(types.WORKSPACE_DIAGNOSTIC)
+    def workspace_diagnostic(
+        ls: EchoesServer, params: types.WorkspaceDiagnosticParams
+    ) -> types.WorkspaceDiagnosticReport:
+        items: List[types.WorkspaceDocumentDiagnosticReport] = []
+        for folder in list(ls.folders.values()):
+            for path in diagnose_vault(folder.vault):
+                uri = path_to_uri(path)
+                document = ls.workspace.text_documents.get(uri)
+                items.append(
+                    types.WorkspaceFullDocumentDiagnosticReport(
+                        uri=uri,
+                        items=ls.diagnostics(uri),
+                        version=document.version if document else None,
+                    )
+                )
+        return types.WorkspaceDiagnosticReport(items=items)
+
+
+async def pull_configuration(ls: EchoesServer) -> None:
+    try:
+        result = await asyncio.wait_for(
+            ls.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section="echoes")])
+            ),
+            timeout=5,
+        )
+    except Exception as error:
+        ls.log(f"workspace/configuration failed: {error}")
+        return
+    if result and result[0] is not None:
+        ls.apply_settings(result[0])
+
+
+def flush_pending(ls: EchoesServer, uri: str) -> None:
+    """Apply a debounced change now (a pull request wants the current state)."""
+    timer = ls.timers.pop(uri, None)
+    if timer is None:
+        return
+    timer.cancel()
+    path = uri_to_path(uri)
+    folder = ls.folder_for_path(path)
+    if folder is not None and path is not None:
+        update_overlay(ls, folder, uri, path)
+
+
+def update_overlay(ls: EchoesServer, folder: Folder, uri: str, path: str) -> Set[str]:
+    text = ls.document_text(uri)
+    if text is None:
+        return set()
+    return folder.vault.open(path, text)
+
+
+def reanalyse(ls: EchoesServer, folder: Folder, uri: str, path: str) -> None:
+    changed = update_overlay(ls, folder, uri, path)
+    if ls.pull:
+        # The client pulls this document itself; others may need a refresh.
+        if changed:
+            ls.after_change(folder, changed)
+        return
+    ls.publish(uri)
+    ls.after_change(folder, changed)
+
+
+def flush(ls: EchoesServer, folder: Folder, uri: str, path: str) -> None:
+    timer = ls.timers.pop(uri, None)
+    if timer is not None:
+        timer.cancel()
+    changed = update_overlay(ls, folder, uri, path)
+    ls.publish(uri)
+    ls.after_change(folder, changed)
+
+
+def disk_event(ls: EchoesServer, folder: Folder, path: str, deleted: bool) -> None:
+    """A change made outside the editor (agents, git, Obsidian) or by a file operation."""
+    path = os.path.abspath(path)
+    uri = path_to_uri(path)
+    is_open = uri in ls.workspace.text_documents
+    extra: List[str] = []
+    if deleted:
+        changed = folder.vault.remove(path)
+        if is_open:
+            # Keep analysing the buffer of a page deleted while open.
+            text = ls.document_text(uri) or ""
+            changed |= folder.vault.open(path, text)
+            ls.base_hashes[uri] = None
+            extra.append(path)
+    elif os.path.isdir(path):
+        changed = folder.vault.update(path)
+    elif is_open:
+        entry = folder.vault.entries.get(path)
+        if entry is not None:
+            entry.stamp = stamp_of(path)
+        if check_disk(ls, uri, path):
+            extra.append(path)
+        changed = set()
+    else:
+        changed = folder.vault.update(path)
+        extra.append(path)
+    ls.after_change(folder, changed, extra)
+
+
+async def poll_disk(ls: EchoesServer) -> None:
+    """Fallback for clients without dynamic file watching: notice other programs' changes."""
+    while True:
+        interval = ls.settings.poll_interval
+        await asyncio.sleep(interval if interval > 0 else 5)
+        if interval <= 0:
+            continue
+        for folder in list(ls.folders.values()):
+            if not folder.loaded.is_set():
+                continue
+            try:
+                changes = await asyncio.get_event_loop().run_in_executor(
+                    None, folder.vault.stat_changes
+                )
+                for path, deleted in changes:
+                    disk_event(ls, folder, path, deleted)
+            except Exception:
+                log.exception("polling the vault failed")

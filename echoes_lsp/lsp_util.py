@@ -1,0 +1,133 @@
+"""Conversions between engine values (paths, code-point columns) and LSP types."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, List, Optional, Sequence
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.uris import from_fs_path, to_fs_path
+
+from .codes import CODES, ERROR, HINT, INFORMATION, WARNING
+from .diagnose import Finding
+
+REQUEST_FAILED = -32803
+SOURCE = "echoes"
+
+LSP_SEVERITY = {
+    ERROR: types.DiagnosticSeverity.Error,
+    WARNING: types.DiagnosticSeverity.Warning,
+    INFORMATION: types.DiagnosticSeverity.Information,
+    HINT: types.DiagnosticSeverity.Hint,
+}
+
+
+def uri_to_path(uri: str) -> Optional[str]:
+    if not uri.startswith("file:"):
+        return None
+    try:
+        path = to_fs_path(uri)
+    except Exception:  # a malformed URI is just not a vault file
+        return None
+    return os.path.abspath(path) if path else None
+
+
+def path_to_uri(path: str) -> str:
+    return from_fs_path(path) or ("file://" + path)
+
+
+def request_failed(message: str, data: Optional[dict] = None) -> JsonRpcException:
+    return JsonRpcException(message=message, code=REQUEST_FAILED, data=data)
+
+
+class Columns:
+    """Code-point columns ↔ client units (UTF-16 unless UTF-32/UTF-8 was negotiated)."""
+
+    def __init__(self, encoding: str = "utf-16") -> None:
+        self.encoding = encoding
+
+    def units(self, text: str) -> int:
+        if self.encoding == "utf-32" or text.isascii():
+            return len(text)
+        if self.encoding == "utf-8":
+            return len(text.encode("utf-8"))
+        return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+    def to_client(self, line_text: str, column: int) -> int:
+        column = max(0, min(column, len(line_text)))
+        if self.encoding == "utf-32" or line_text.isascii():
+            return column
+        return self.units(line_text[:column])
+
+    def from_client(self, line_text: str, character: int) -> int:
+        """Client units to a code-point column, clamped to the line."""
+        if character <= 0:
+            return 0
+        if self.encoding == "utf-32" or line_text.isascii():
+            return min(character, len(line_text))
+        count = 0
+        for index, ch in enumerate(line_text):
+            if count >= character:
+                return index
+            count += self.units(ch)
+        return len(line_text)
+
+
+def make_range(
+    lines: Sequence[str],
+    columns: Columns,
+    line: int,
+    start: int,
+    end_line: int,
+    end: int,
+) -> types.Range:
+    """An LSP range for engine coordinates, clamped to the text so it is always valid."""
+    last = max(0, len(lines) - 1)
+    line = max(0, min(line, last))
+    end_line = max(line, min(end_line, last))
+    first_text = lines[line] if lines else ""
+    last_text = lines[end_line] if lines else ""
+    start_char = columns.to_client(first_text, start)
+    end_char = columns.to_client(last_text, end)
+    if end_line == line and end_char < start_char:
+        end_char = start_char
+    return types.Range(
+        start=types.Position(line=line, character=start_char),
+        end=types.Position(line=end_line, character=end_char),
+    )
+
+
+def to_diagnostic(
+    finding: Finding,
+    severity: str,
+    lines: Sequence[str],
+    columns: Columns,
+    lines_of: Callable[[str], List[str]],
+) -> types.Diagnostic:
+    code = CODES[finding.code]
+    related = None
+    if finding.related:
+        related = [
+            types.DiagnosticRelatedInformation(
+                location=types.Location(
+                    uri=path_to_uri(item.path),
+                    range=make_range(
+                        lines_of(item.path), columns, item.line, item.start, item.line, item.end
+                    ),
+                ),
+                message=item.message,
+            )
+            for item in finding.related
+        ]
+    return types.Diagnostic(
+        range=make_range(lines, columns, finding.line, finding.start, finding.end_line, finding.end),
+        message=finding.message,
+        severity=LSP_SEVERITY[severity],
+        code=finding.code,
+        code_description=types.CodeDescription(href=code.url),
+        source=SOURCE,
+        related_information=related,
+        tags=[types.DiagnosticTag.Deprecated] if finding.code == "EV301" else None,
+        data={"code": finding.code},
+    )

@@ -1,0 +1,582 @@
+"""Rendering `echoes-lsp check` results: text (with code frames), concise, JSON, SARIF, GitHub.
+
+Positions inside `Diagnostic` are 0-based lines and 0-based Unicode code-point columns, exactly
+as the diagnostic engine produces them (the language server converts the same values to LSP
+positions). Every output format adds 1 to both, and end columns are exclusive.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import unicodedata
+from dataclasses import dataclass, field
+from typing import IO, Callable, Dict, List, Optional, Sequence, Tuple
+
+from . import __version__
+from .codes import CODES, DOCS_URL, SEVERITY_RANK
+
+SCHEMA_VERSION = 1
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+TAB_WIDTH = 4
+FRAME_WIDTH = 120
+FRAME_LINES = 6
+LEVEL_ORDER = ("error", "warning", "information", "hint")
+PLURAL = {"error": "errors", "warning": "warnings", "information": "information", "hint": "hints"}
+SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
+GITHUB_LEVEL = {"error": "error", "warning": "warning", "information": "notice", "hint": "notice"}
+
+# Stable kebab-case rule names, used as SARIF `name` and in the JSON report.
+RULE_NAMES: Dict[str, str] = {
+    "EV100": "frontmatter-missing",
+    "EV101": "frontmatter-unclosed",
+    "EV102": "frontmatter-malformed",
+    "EV103": "frontmatter-duplicate-key",
+    "EV104": "required-field-missing",
+    "EV105": "required-field-empty",
+    "EV200": "summary-too-long",
+    "EV201": "summary-not-one-line",
+    "EV300": "link-target-missing",
+    "EV301": "link-to-deprecated-page",
+    "EV302": "asset-missing",
+    "EV303": "link-anchor-missing",
+    "EV310": "deprecated-callout-missing",
+    "EV311": "deprecated-replacement-missing",
+    "EV400": "conflict-marker",
+    "EV401": "file-unreadable",
+    "EV402": "index-out-of-date",
+    "EV500": "unsafe-filename",
+    "EV501": "page-name-collision",
+    "EV502": "stray-file-in-pages",
+    "EV503": "symbolic-link",
+    "EV504": "legacy-daily-file",
+    "EV600": "credential-shaped-text",
+    "EV700": "vault-read-only",
+    "EV701": "page-changed-on-disk",
+}
+
+
+@dataclass(frozen=True)
+class RelatedSpot:
+    path: str
+    display: str
+    line: int
+    start: int
+    end: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One reported finding, with its severity after the policy and a path for humans."""
+
+    path: str
+    display: str
+    code: str
+    severity: str
+    message: str
+    line: int
+    start: int
+    end_line: int
+    end: int
+    related: Tuple[RelatedSpot, ...] = ()
+    fix: Optional[str] = None
+    blocking: bool = False
+
+    def sort_key(self) -> Tuple[str, int, int, str]:
+        return (self.display, self.line, self.start, self.code)
+
+
+@dataclass
+class FixOutcome:
+    """What `--fix` did (or `--diff` would do) to one file."""
+
+    path: str
+    display: str
+    codes: Tuple[str, ...]
+    status: str  # applied | would-apply | skipped | refused | failed
+    message: str = ""
+
+
+@dataclass
+class Report:
+    diagnostics: List[Diagnostic]
+    files_checked: int
+    duration: float
+    fail_on: str
+    notes: List[str] = field(default_factory=list)
+    fixes: List[FixOutcome] = field(default_factory=list)
+    workspaces: List[str] = field(default_factory=list)
+
+    def counts(self) -> Dict[str, Dict[str, int]]:
+        """severity → code → count."""
+        result: Dict[str, Dict[str, int]] = {level: {} for level in LEVEL_ORDER}
+        for diagnostic in self.diagnostics:
+            by_code = result[diagnostic.severity]
+            by_code[diagnostic.code] = by_code.get(diagnostic.code, 0) + 1
+        return result
+
+    @property
+    def failed(self) -> bool:
+        """Whether a diagnostic reached its workspace's `fail-on` severity."""
+        return any(d.blocking for d in self.diagnostics)
+
+
+def display_path(path: str, cwd: Optional[str] = None) -> str:
+    """A path relative to the working directory when it lies below it, with `/` separators."""
+    base = cwd or os.getcwd()
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:
+        return path
+    if rel.startswith(os.pardir + os.sep) or rel == os.pardir:
+        return path
+    return rel.replace(os.sep, "/")
+
+
+# -- terminal styling -----------------------------------------------------------------------------
+
+
+def color_enabled(stream: IO[str]) -> bool:
+    """`NO_COLOR` (any value) turns colour off, `FORCE_COLOR` turns it on, else only on a TTY."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None and force not in ("", "0", "false"):
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class Style:
+    SEVERITY_COLOR = {"error": "31", "warning": "33", "information": "34", "hint": "36"}
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def paint(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled and text else text
+
+    def bold(self, text: str) -> str:
+        return self.paint(text, "1")
+
+    def dim(self, text: str) -> str:
+        return self.paint(text, "2")
+
+    def gutter(self, text: str) -> str:
+        return self.paint(text, "34")
+
+    def severity(self, text: str, level: str) -> str:
+        return self.paint(text, "1;" + self.SEVERITY_COLOR.get(level, "0"))
+
+
+def clean(text: str) -> str:
+    """Text safe to print on a terminal: control characters become `?` (tabs become spaces)."""
+    if text.isprintable():
+        return text
+    return "".join(
+        " " if ch == "\t" else "?" if unicodedata.category(ch) in ("Cc", "Cs") else ch
+        for ch in text
+    )
+
+
+# -- code frames ----------------------------------------------------------------------------------
+
+
+def _width(ch: str) -> int:
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def display_columns(line: str) -> Tuple[str, List[int]]:
+    """The line as printed (tabs expanded, control characters replaced) and, for every code-point
+    index 0..len(line), the display column where it starts."""
+    if line.isascii() and line.isprintable():
+        return line, list(range(len(line) + 1))
+    out: List[str] = []
+    columns: List[int] = []
+    column = 0
+    for ch in line:
+        columns.append(column)
+        if ch == "\t":
+            step = TAB_WIDTH - column % TAB_WIDTH
+            out.append(" " * step)
+            column += step
+            continue
+        if unicodedata.category(ch) in ("Cc", "Cs"):
+            out.append("?")
+            column += 1
+            continue
+        out.append(ch)
+        column += _width(ch)
+    columns.append(column)
+    return "".join(out), columns
+
+
+def _window(line: str, start: int, end: int) -> Tuple[str, int, int, bool, bool]:
+    """Crop a long line around [start, end): (text, start, end, cut_left, cut_right)."""
+    if len(line) <= FRAME_WIDTH:
+        return line, start, end, False, False
+    left = max(0, min(start - 20, len(line) - FRAME_WIDTH))
+    right = min(len(line), left + FRAME_WIDTH)
+    return (
+        line[left:right],
+        max(0, start - left),
+        max(0, min(end, right) - left),
+        left > 0,
+        right < len(line),
+    )
+
+
+def code_frame(
+    lines: Sequence[str], d: Diagnostic, style: Style, label: str
+) -> List[str]:
+    """Numbered source lines of a finding with `^^^` under its exact range."""
+    if d.line >= len(lines):
+        return []
+    last = min(max(d.end_line, d.line), len(lines) - 1)
+    numbers = list(range(d.line, last + 1))
+    if len(numbers) > FRAME_LINES:
+        numbers = numbers[: FRAME_LINES - 2] + [-1] + numbers[-1:]
+    width = len(str(last + 1))
+    pad = " " * width
+    out = [style.gutter(f"{pad} |")]
+    underlined = [n for n in numbers if n >= 0]
+    for index, number in enumerate(numbers):
+        if number < 0:
+            out.append(style.gutter(f"{'.' * width} |") + " ...")
+            continue
+        text = lines[number]
+        begin = d.start if number == d.line else 0
+        finish = d.end if number == last and last == d.end_line else len(text)
+        begin = min(begin, len(text))
+        finish = min(max(finish, begin), len(text))
+        shown, begin, finish, cut_left, cut_right = _window(text, begin, finish)
+        rendered, columns = display_columns(shown)
+        prefix = "…" if cut_left else ""
+        suffix = "…" if cut_right else ""
+        out.append(
+            style.gutter(f"{number + 1:>{width}} |") + (" " if rendered or prefix else "")
+            + prefix + rendered + suffix
+        )
+        is_last = number == underlined[-1]
+        if finish == begin and len(underlined) > 1 and not is_last:
+            continue
+        lead = columns[begin] + len(prefix)
+        size = max(1, columns[finish] - columns[begin])
+        marks = style.severity("^" * size, d.severity)
+        tail = " " + style.severity(label, d.severity) if is_last and label else ""
+        out.append(style.gutter(f"{pad} |") + " " + " " * lead + marks + tail)
+        del index
+    out.append(style.gutter(f"{pad} |"))
+    return out
+
+
+# -- formats --------------------------------------------------------------------------------------
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.2f}s"
+
+
+def summary_line(report: Report) -> str:
+    counts = report.counts()
+    files = f"{report.files_checked} file" + ("" if report.files_checked == 1 else "s")
+    head = f"Checked {files} in {_duration(report.duration)}"
+    parts = []
+    for level in LEVEL_ORDER:
+        by_code = counts[level]
+        total = sum(by_code.values())
+        if not total:
+            continue
+        name = level if total == 1 and level != "information" else PLURAL[level]
+        codes = ", ".join(
+            code if count == 1 else f"{code} x{count}" for code, count in sorted(by_code.items())
+        )
+        parts.append(f"{total} {name} ({codes})")
+    if not parts:
+        return f"{head}: no problems."
+    return f"{head}: " + ", ".join(parts) + "."
+
+
+def fixable_line(report: Report) -> Optional[str]:
+    fixable = [d for d in report.diagnostics if d.fix]
+    if not fixable:
+        return None
+    codes = ", ".join(sorted({d.code for d in fixable}))
+    noun = "problem is" if len(fixable) == 1 else "problems are"
+    return f"[*] {len(fixable)} {noun} fixable with `--fix` ({codes})."
+
+
+def fix_lines(report: Report) -> List[str]:
+    lines = []
+    for outcome in report.fixes:
+        codes = ", ".join(outcome.codes)
+        verb = {
+            "applied": "fixed",
+            "would-apply": "would fix",
+            "skipped": "not fixed",
+            "refused": "fix refused",
+            "failed": "fix failed",
+        }[outcome.status]
+        tail = f": {outcome.message}" if outcome.message else ""
+        lines.append(f"{outcome.display}: {verb} {codes}{tail}")
+    return lines
+
+
+def render_text(
+    report: Report, style: Style, source: Callable[[str], Optional[Sequence[str]]]
+) -> str:
+    out: List[str] = []
+    for d in report.diagnostics:
+        mark = "[*] " if d.fix else ""
+        out.append(
+            f"{style.bold(d.display)}:{d.line + 1}:{d.start + 1}: "
+            f"{style.severity(d.code, d.severity)} {mark}{clean(d.message)}"
+        )
+        lines = source(d.path)
+        if lines is not None:
+            out.extend(code_frame(lines, d, style, d.severity))
+        for spot in d.related:
+            out.append(f"  = note: {spot.display}:{spot.line + 1}:{spot.start + 1}: {clean(spot.message)}")
+        if d.fix:
+            out.append(f"  = fix: {d.fix} (`--fix`)")
+        out.append("")
+    for line in fix_lines(report):
+        out.append(line)
+    if report.fixes:
+        out.append("")
+    for note in report.notes:
+        out.append(note)
+    out.append(style.bold(summary_line(report)))
+    extra = fixable_line(report)
+    if extra:
+        out.append(extra)
+    return "\n".join(out) + "\n"
+
+
+def render_concise(report: Report) -> str:
+    return "".join(
+        f"{d.display}:{d.line + 1}:{d.start + 1}: {d.code} [{d.severity}] {clean(d.message)}\n"
+        for d in report.diagnostics
+    )
+
+
+def _github_property(value: str) -> str:
+    return (
+        value.replace("%", "%25")
+        .replace("\r", "%0D")
+        .replace("\n", "%0A")
+        .replace(":", "%3A")
+        .replace(",", "%2C")
+    )
+
+
+def _github_message(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def render_github(report: Report) -> str:
+    out = []
+    for d in report.diagnostics:
+        props = (
+            f"file={_github_property(d.display)},line={d.line + 1},col={d.start + 1},"
+            f"endLine={d.end_line + 1},endColumn={d.end + 1},title={d.code}"
+        )
+        out.append(f"::{GITHUB_LEVEL[d.severity]} {props}::{_github_message(d.message)}\n")
+    return "".join(out)
+
+
+def _position(d: Diagnostic) -> Dict[str, int]:
+    return {
+        "line": d.line + 1,
+        "column": d.start + 1,
+        "endLine": d.end_line + 1,
+        "endColumn": d.end + 1,
+    }
+
+
+def report_data(report: Report) -> Dict[str, object]:
+    """The `--format json` document (see `echoes_lsp/schemas/check-report.schema.json`)."""
+    counts = report.counts()
+    diagnostics = []
+    for d in report.diagnostics:
+        item: Dict[str, object] = {
+            "path": d.display,
+            "absolutePath": d.path,
+            "code": d.code,
+            "name": RULE_NAMES.get(d.code, d.code.lower()),
+            "severity": d.severity,
+            "message": d.message,
+            **_position(d),
+            "url": CODES[d.code].url if d.code in CODES else DOCS_URL,
+            "fix": d.fix,
+            "blocking": d.blocking,
+            "related": [
+                {
+                    "path": spot.display,
+                    "absolutePath": spot.path,
+                    "line": spot.line + 1,
+                    "column": spot.start + 1,
+                    "endLine": spot.line + 1,
+                    "endColumn": spot.end + 1,
+                    "message": spot.message,
+                }
+                for spot in d.related
+            ],
+        }
+        diagnostics.append(item)
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "tool": {"name": "echoes-lsp", "version": __version__},
+        "summary": {
+            "filesChecked": report.files_checked,
+            "durationSeconds": round(report.duration, 4),
+            "failOn": report.fail_on,
+            "failed": report.failed,
+            "total": len(report.diagnostics),
+            "bySeverity": {level: sum(counts[level].values()) for level in LEVEL_ORDER},
+            "byCode": {
+                code: count
+                for level in LEVEL_ORDER
+                for code, count in sorted(counts[level].items())
+            },
+            "fixable": sum(1 for d in report.diagnostics if d.fix),
+        },
+        "diagnostics": diagnostics,
+        "fixes": [
+            {
+                "path": f.display,
+                "absolutePath": f.path,
+                "codes": list(f.codes),
+                "status": f.status,
+                "message": f.message,
+            }
+            for f in report.fixes
+        ],
+        "notes": list(report.notes),
+    }
+
+
+def render_json(report: Report, indent: Optional[int] = 2) -> str:
+    return json.dumps(report_data(report), ensure_ascii=False, indent=indent) + "\n"
+
+
+def _sarif_rule(code: str, level: str) -> Dict[str, object]:
+    entry = CODES[code]
+    rule: Dict[str, object] = {
+        "id": code,
+        "name": RULE_NAMES.get(code, code.lower()),
+        "shortDescription": {"text": entry.title},
+        "fullDescription": {"text": f"{code}: {entry.title}."},
+        "helpUri": entry.url,
+        "help": {"text": f"See {entry.url}"},
+        "defaultConfiguration": {
+            "level": SARIF_LEVEL.get(level, "none"),
+            "enabled": level != "off",
+        },
+        "properties": {"tags": ["echoes-vault"], "defaultSeverity": entry.severity},
+    }
+    return rule
+
+
+def _sarif_region(line: int, start: int, end_line: int, end: int) -> Dict[str, int]:
+    return {
+        "startLine": line + 1,
+        "startColumn": start + 1,
+        "endLine": end_line + 1,
+        "endColumn": end + 1,
+    }
+
+
+def _uri(display: str) -> str:
+    from urllib.parse import quote
+
+    if os.path.isabs(display):
+        return "file://" + quote(display.replace(os.sep, "/"))
+    return quote(display)
+
+
+def render_sarif(report: Report, levels: Callable[[str], str], cwd: Optional[str] = None) -> str:
+    """SARIF 2.1.0 with one rule per diagnostic code; columns count Unicode code points."""
+    codes = sorted(CODES)
+    index = {code: position for position, code in enumerate(codes)}
+    results = []
+    for d in report.diagnostics:
+        result: Dict[str, object] = {
+            "ruleId": d.code,
+            "ruleIndex": index[d.code],
+            "level": SARIF_LEVEL[d.severity],
+            "message": {"text": d.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(d.display), "uriBaseId": "%SRCROOT%"},
+                        "region": _sarif_region(d.line, d.start, d.end_line, d.end),
+                    }
+                }
+            ],
+        }
+        if d.related:
+            result["relatedLocations"] = [
+                {
+                    "id": number,
+                    "message": {"text": spot.message},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(spot.display), "uriBaseId": "%SRCROOT%"},
+                        "region": _sarif_region(spot.line, spot.start, spot.line, spot.end),
+                    },
+                }
+                for number, spot in enumerate(d.related)
+            ]
+        results.append(result)
+    base = (cwd or os.getcwd()).replace(os.sep, "/").rstrip("/") + "/"
+    from urllib.parse import quote
+
+    document = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "echoes-lsp",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": DOCS_URL,
+                        "rules": [_sarif_rule(code, levels(code)) for code in codes],
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": "file://" + quote(base)}},
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "toolExecutionNotifications": [
+                            {"level": "note", "message": {"text": note}} for note in report.notes
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+
+
+def write(stream: IO[str], text: str) -> None:
+    """Write and flush, tolerating a closed pipe (`echoes-lsp check | head`)."""
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError):
+            pass
+        sys.exit(1)

@@ -1,0 +1,244 @@
+"""pytest-lsp fixtures: the real server over stdio, a fresh copy of a fixture vault per test.
+
+Every test runs twice: with Neovim 0.11's capabilities (push diagnostics: Neovim cannot be asked to
+re-pull) and with VS Code's capabilities as current releases send them (pull diagnostics with
+refresh support), so both diagnostic paths run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import (
+    ClientServerConfig,
+    LanguageClient,
+    client_capabilities,
+    make_test_lsp_client,
+)
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
+RUNTIME = ROOT / "runtime" / "echoes_vault.py"
+WAIT = 10.0
+CLIENTS = ("neovim", "visual_studio_code")
+
+
+def capabilities(name: str) -> types.ClientCapabilities:
+    if name == "neovim":
+        return client_capabilities("neovim@v0.11.0")
+    caps = client_capabilities("visual_studio_code")
+    # VS Code 1.67+ pulls diagnostics and honours workspace/diagnostic/refresh.
+    assert caps.text_document is not None and caps.workspace is not None
+    caps.text_document.diagnostic = types.DiagnosticClientCapabilities(
+        dynamic_registration=True, related_document_support=False
+    )
+    caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    return caps
+
+
+def copy_vault(name: str, destination: Path, init: bool = False) -> Path:
+    """A fresh workspace holding the fixture vault `name`; `init` installs the runtime."""
+    workspace = destination / name
+    shutil.copytree(FIXTURES / name, workspace)
+    if init:
+        subprocess.run(
+            [sys.executable, str(RUNTIME), "--workspace", str(workspace), "init"],
+            check=True,
+            capture_output=True,
+        )
+    return workspace
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return copy_vault("lsp-vault", tmp_path)
+
+
+def uri(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+class Session:
+    """Test helpers around one initialized client."""
+
+    def __init__(self, client: LanguageClient, workspace: Path, kind: str) -> None:
+        self.client = client
+        self.workspace = workspace
+        self.kind = kind
+        self.versions: Dict[str, int] = {}
+
+    @property
+    def pull(self) -> bool:
+        return self.kind == "visual_studio_code"
+
+    def page(self, name: str) -> Path:
+        return self.workspace / "EchoesVault" / "pages" / name
+
+    def open(self, path: Path, text: Optional[str] = None) -> str:
+        document = uri(path)
+        if text is None:
+            text = path.read_text(encoding="utf-8")
+        self.versions[document] = 1
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=document, language_id="markdown", version=1, text=text
+                )
+            )
+        )
+        return document
+
+    def replace(self, document: str, text: str) -> None:
+        """Send a full-text change."""
+        self.versions[document] = self.versions.get(document, 1) + 1
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=document, version=self.versions[document]
+                ),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+
+    def edit(self, document: str, line: int, start: int, end: int, text: str) -> None:
+        """Send one incremental change on a single line."""
+        self.versions[document] = self.versions.get(document, 1) + 1
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=document, version=self.versions[document]
+                ),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(
+                            start=types.Position(line=line, character=start),
+                            end=types.Position(line=line, character=end),
+                        ),
+                        text=text,
+                    )
+                ],
+            )
+        )
+
+    async def diagnostics(
+        self,
+        document: str,
+        until: Callable[[List[types.Diagnostic]], bool] = lambda items: True,
+        timeout: float = WAIT,
+    ) -> List[types.Diagnostic]:
+        """The document's diagnostics once `until` holds (pulling or waiting for a push)."""
+        deadline = asyncio.get_event_loop().time() + timeout
+        last: List[types.Diagnostic] = []
+        while True:
+            if self.pull:
+                report = await asyncio.wait_for(
+                    self.client.text_document_diagnostic_async(
+                        types.DocumentDiagnosticParams(
+                            text_document=types.TextDocumentIdentifier(uri=document)
+                        )
+                    ),
+                    timeout,
+                )
+                last = list(getattr(report, "items", []) or [])
+            else:
+                last = list(self.client.diagnostics.get(document, []) or [])
+                if document not in self.client.diagnostics:
+                    last = []
+            if (self.pull or document in self.client.diagnostics) and until(last):
+                return last
+            if asyncio.get_event_loop().time() > deadline:
+                raise AssertionError(
+                    f"timed out waiting for diagnostics on {document}; last: "
+                    + repr([(d.code, d.message) for d in last])
+                )
+            await asyncio.sleep(0.05)
+
+    async def command(self, name: str, *arguments: Any) -> Any:
+        return await asyncio.wait_for(
+            self.client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command=name, arguments=list(arguments))
+            ),
+            60,
+        )
+
+    async def alive(self) -> None:
+        """The server still answers requests."""
+        result = await asyncio.wait_for(
+            self.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="")), WAIT
+        )
+        assert result is not None
+
+
+def codes(items: List[types.Diagnostic]) -> List[str]:
+    return sorted(str(d.code) for d in items)
+
+
+async def start_session(
+    lsp_client: LanguageClient, workspace: Path, kind: str, options: Optional[dict] = None
+) -> Session:
+    await asyncio.wait_for(
+        lsp_client.initialize_session(
+            types.InitializeParams(
+                capabilities=capabilities(kind),
+                root_uri=uri(workspace),
+                workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="vault")],
+                initialization_options=options,
+            )
+        ),
+        WAIT,
+    )
+    return Session(lsp_client, workspace, kind)
+
+
+def make_client() -> LanguageClient:
+    """The pytest-lsp client, plus the requests and notifications this server sends."""
+    client = make_test_lsp_client()
+    client.registrations = []  # type: ignore[attr-defined]
+    client.statuses = []  # type: ignore[attr-defined]
+    client.message_answer = None  # type: ignore[attr-defined]
+    client.message_requests = []  # type: ignore[attr-defined]
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+
+    @client.feature("echoes/statusChanged")
+    def status_changed(params: Any) -> None:
+        client.statuses.append(params)  # type: ignore[attr-defined]
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def show_message_request(params: types.ShowMessageRequestParams) -> Any:
+        client.message_requests.append(params)  # type: ignore[attr-defined]
+        answer = client.message_answer  # type: ignore[attr-defined]
+        return types.MessageActionItem(title=answer) if answer else None
+
+    return client
+
+
+SERVER = ClientServerConfig(
+    client_factory=make_client,
+    server_command=[sys.executable, "-m", "echoes_lsp", "serve"],
+    server_env={**os.environ, "PYTHONUNBUFFERED": "1"},
+)
+
+
+@pytest_lsp.fixture(params=CLIENTS, config=SERVER)
+async def client(request: Any, lsp_client: LanguageClient, workspace: Path):
+    await start_session(lsp_client, workspace, request.param)
+    lsp_client.kind = request.param  # type: ignore[attr-defined]
+    yield
+    await asyncio.wait_for(lsp_client.shutdown_session(), WAIT)
+
+
+@pytest.fixture
+def session(client: LanguageClient, workspace: Path) -> Session:
+    return Session(client, workspace, client.kind)  # type: ignore[attr-defined]

@@ -1,0 +1,68 @@
+"""Diagnostics over stdio: codes, exact ranges, documentation links, live updates."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from .conftest import Session, codes
+
+
+async def test_page_diagnostics_have_codes_ranges_and_links(session: Session) -> None:
+    document = session.open(session.page("auth.md"))
+    items = await session.diagnostics(document, lambda d: len(d) >= 4)
+    assert codes(items) == ["EV300", "EV301", "EV302", "EV303"]
+    missing = next(d for d in items if d.code == "EV300")
+    # `[[missing-page]]` on line 11: the range covers exactly the target text.
+    assert missing.range.start.line == 11
+    line = session.page("auth.md").read_text().split("\n")[11]
+    assert line[missing.range.start.character : missing.range.end.character] == "missing-page"
+    assert missing.code_description is not None
+    assert missing.code_description.href.endswith("#ev300")
+    assert missing.severity == types.DiagnosticSeverity.Warning
+    heading = next(d for d in items if d.code == "EV303")
+    assert line[heading.range.start.character : heading.range.end.character] == "No such heading"
+
+
+async def test_frontmatter_and_summary_errors(session: Session) -> None:
+    document = session.open(session.page("broken.md"))
+    items = await session.diagnostics(document, lambda d: len(d) >= 2)
+    assert codes(items) == ["EV104", "EV200"]
+    too_long = next(d for d in items if d.code == "EV200")
+    assert too_long.range.start.line == 3
+    assert too_long.range.start.character == len("summary: ")
+
+
+async def test_conflict_markers_are_errors(session: Session) -> None:
+    document = session.open(session.page("conflict.md"))
+    items = await session.diagnostics(document, lambda d: len(d) >= 3)
+    assert codes(items) == ["EV400", "EV400", "EV400"]
+    assert [d.range.start.line for d in items] == [7, 9, 11]
+
+
+async def test_typing_updates_diagnostics(session: Session) -> None:
+    document = session.open(session.page("sessions.md"))
+    assert await session.diagnostics(document) == []
+    # Break the summary: drop the closing quote of the double-quoted scalar.
+    line = session.page("sessions.md").read_text().split("\n")[5]
+    session.edit(document, 5, len(line) - 1, len(line), "")
+    items = await session.diagnostics(document, lambda d: bool(d))
+    assert codes(items) == ["EV102"]
+    session.edit(document, 5, len(line) - 1, len(line) - 1, '"')
+    assert await session.diagnostics(document, lambda d: not d) == []
+
+
+async def test_creating_a_page_clears_broken_links_in_open_pages(session: Session) -> None:
+    document = session.open(session.page("auth.md"))
+    await session.diagnostics(document, lambda d: "EV300" in codes(d))
+    new_page = session.page("missing-page.md")
+    new_page.write_text(
+        "---\ntype: note\nstack: []\nstatus: active\nsummary: Now it exists.\n---\n",
+        encoding="utf-8",
+    )
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=new_page.as_uri(), type=types.FileChangeType.Created)]
+        )
+    )
+    items = await session.diagnostics(document, lambda d: "EV300" not in codes(d))
+    assert "EV300" not in codes(items)
