@@ -4,6 +4,11 @@ Only three fixes are mechanical enough to apply unasked: joining a multi-line su
 adding the DEPRECATED callout (EV310) and rebuilding a stale index (EV402). Page fixes are sent to
 the project runtime's `upsert` with `expectedSha256` set to the hash of the text that was read, so
 a page changed in between is refused by the runtime, never overwritten.
+
+The runtime writes a page only when the whole vault would still produce an index (every page
+valid, no unsafe or colliding names). Plans are therefore simulated on the vault model first and
+scheduled in an order the runtime accepts; a plan that cannot be accepted is skipped with the
+reason, and `--diff` shows only what `--fix` would write.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import echoes_vault as rules
 from . import fixes
 from .diagnose import expected_index
 from .report import FixOutcome
-from .runtime_client import RuntimeCall, RuntimeFailure, run
+from .runtime_client import RuntimeCall, RuntimeFailure, run, runtime_for
 from .vault import PAGE, Vault, read_text
 
 PAGE_FIXES = ("EV201", "EV310")
@@ -29,11 +34,16 @@ DESCRIPTIONS: Dict[str, str] = {
     "EV310": "add the `> [!warning] DEPRECATED` callout",
     "EV402": "rebuild index.md with the runtime's `rebuild-index`",
 }
+MESSAGE_LIMIT = 300
 
 
 @dataclass
 class Plan:
-    """One file's fix: the text read, the text to write, and why it cannot be applied (if so)."""
+    """One file's fix: the text read, the text to write, and why it cannot be applied (if so).
+
+    An index plan with no codes is the runtime regenerating `index.md` as a consequence of page
+    fixes (`upsert` always refreshes the index), not a requested EV402 fix.
+    """
 
     path: str
     codes: Tuple[str, ...]
@@ -41,10 +51,7 @@ class Plan:
     new: str
     expected: str
     blocked: Optional[str] = None
-
-    @property
-    def is_index(self) -> bool:
-        return self.codes == (INDEX_FIX,)
+    index: bool = False
 
 
 def _current_text(vault: Vault, path: str) -> Optional[str]:
@@ -54,15 +61,15 @@ def _current_text(vault: Vault, path: str) -> Optional[str]:
     return text
 
 
-def _blocked(vault: Vault, path: str, new: str) -> Optional[str]:
-    """Why the runtime would refuse the fixed page, so it is not even sent."""
+def _page_blocked(vault: Vault, path: str, new: str) -> Optional[str]:
+    """Why the runtime would refuse this page's new text, whatever the rest of the vault holds."""
     entry = vault.entries.get(path)
     if entry is None or entry.kind != PAGE or entry.symlink:
         return "not a regular page"
-    name = os.path.basename(path)
-    unsafe = rules.page_name_problem(name)
-    if unsafe:
-        return f"unsafe filename ({unsafe})"
+    try:
+        rules.normalize_page_name(os.path.basename(path))
+    except rules.EchoesError as error:
+        return f"unsafe filename ({error})"
     if len(vault.by_key.get(entry.key, [])) > 1:
         return "the page name collides with another page (EV501)"
     info = rules.analyze_page(new)
@@ -91,44 +98,113 @@ def plan_page(vault: Vault, path: str, codes: Set[str]) -> Optional[Plan]:
             applied.append(code)
     if not applied:
         return None
-    return Plan(path, tuple(applied), old, new, rules.text_sha256(old), _blocked(vault, path, new))
+    return Plan(
+        path, tuple(applied), old, new, rules.text_sha256(old), _page_blocked(vault, path, new)
+    )
 
 
-def plan_index(vault: Vault, page_plans: Sequence[Plan]) -> Optional[Plan]:
-    """The index that `rebuild-index` would write once the page plans are applied."""
+def index_blockers(vault: Vault, limit: int = 5) -> str:
+    """The pages that keep the runtime from building an index, for a skip message."""
+    vault.complete()
+    found: List[str] = []
+    for paths in vault.by_key.values():
+        real = [p for p in paths if not vault.entries[p].symlink]
+        for path in real:
+            entry = vault.entries[path]
+            codes: Set[str] = set()
+            if len(real) > 1:
+                codes.add("EV501")
+            if entry.info is None:
+                codes.add("EV401")
+            else:
+                codes.update(p.code for p in entry.info.problems)
+            try:
+                rules.normalize_page_name(entry.rel.rsplit("/", 1)[-1])
+            except rules.EchoesError:
+                codes.add("EV500")
+            if codes:
+                found.append(f"{entry.rel} ({', '.join(sorted(codes))})")
+    found.sort()
+    more = f" and {len(found) - limit} more" if len(found) > limit else ""
+    return ", ".join(found[:limit]) + more
+
+
+def schedule(vault: Vault, plans: Sequence[Plan], index_requested: bool) -> List[Plan]:
+    """Order page plans so that every write leaves a vault the runtime accepts, and mark the plans
+    it cannot accept as blocked. Appends the index plan (requested, or as a consequence of page
+    writes).
+
+    Fixes only ever make pages valid, so: if the vault still cannot produce an index with every
+    fix applied, no write succeeds; otherwise the pages invalid now are exactly the fixed ones
+    that turn valid, and since the runtime writes one page at a time, at most one of them can go
+    (first), followed by the pages that were valid all along.
+    """
+    pending = [p for p in plans if p.blocked is None]
+    invalid_now = [p for p in pending if not _valid_on_record(vault, p.path)]
+    saved = {p.path: vault.overlays.get(p.path) for p in pending}
+    index: Optional[Plan] = None
+    blocked_reason: Optional[str] = None
+    try:
+        for plan in pending:
+            vault.open(plan.path, plan.new)
+        if pending and expected_index(vault) is None:
+            blocked_reason = (
+                "the runtime writes a page only when every page of the vault is valid; "
+                f"still invalid after the fixes: {index_blockers(vault)}"
+            )
+        elif len(invalid_now) > 1:
+            names = ", ".join(sorted(os.path.basename(p.path) for p in invalid_now))
+            blocked_reason = (
+                "the runtime writes one page at a time and only when every other page is valid; "
+                f"fix all but one of these by hand first: {names}"
+            )
+        elif pending or index_requested:
+            index = _plan_index(vault, index_requested)
+    finally:
+        for plan in pending:
+            _restore(vault, plan.path, saved[plan.path])
+    if blocked_reason is not None:
+        for plan in pending:
+            plan.blocked = blocked_reason
+        return list(plans)
+    ordered = invalid_now + [p for p in pending if p not in invalid_now]
+    result = ordered + [p for p in plans if p.blocked is not None]
+    if index is not None:
+        result.append(index)
+    return result
+
+
+def _valid_on_record(vault: Vault, path: str) -> bool:
+    entry = vault.entry(path)
+    return bool(entry and entry.info and entry.info.valid)
+
+
+def _restore(vault: Vault, path: str, previous: Optional[str]) -> None:
+    if previous is None:
+        vault.close(path)
+    else:
+        vault.open(path, previous)
+
+
+def _plan_index(vault: Vault, requested: bool) -> Optional[Plan]:
     path = os.path.join(vault.root, rules.INDEX_NAME)
     old = _current_text(vault, path)
     if old is None:
         return None
-    applicable = [p for p in page_plans if p.blocked is None]
-    saved = {p.path: vault.overlays.get(p.path) for p in applicable}
-    try:
-        for plan in applicable:
-            vault.open(plan.path, plan.new)
-        new = expected_index(vault)
-    finally:
-        for plan in applicable:
-            previous = saved[plan.path]
-            if previous is None:
-                vault.close(plan.path)
-            else:
-                vault.open(plan.path, previous)
+    new = expected_index(vault)
     if new is None or new == old:
         return None
-    return Plan(path, (INDEX_FIX,), old, new, rules.text_sha256(old))
+    codes = (INDEX_FIX,) if requested else ()
+    return Plan(path, codes, old, new, rules.text_sha256(old), index=True)
 
 
 def unified_diff(plan: Plan, display: str) -> str:
     """`--diff` output for one plan, git-style headers, with end-of-file newline markers."""
     old = plan.old.splitlines(keepends=True)
     new = plan.new.splitlines(keepends=True)
-    lines = list(difflib.unified_diff(old, new, f"a/{display}", f"b/{display}"))
     out = []
-    for line in lines:
-        if line.endswith("\n"):
-            out.append(line)
-        else:
-            out.append(line + "\n\\ No newline at end of file\n")
+    for line in difflib.unified_diff(old, new, f"a/{display}", f"b/{display}"):
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
 
@@ -137,35 +213,37 @@ def refusal(vault: Vault, call: RuntimeCall) -> Optional[str]:
     if not vault.marker.writable:
         return f"the vault is read-only (EV700: {vault.marker.problem})"
     try:
-        from .runtime_client import runtime_for
-
         runtime_for(call.workspace, "upsert")
     except RuntimeFailure as error:
         return error.message
     return None
 
 
+def _short(message: str) -> str:
+    return message if len(message) <= MESSAGE_LIMIT else message[: MESSAGE_LIMIT - 1] + "…"
+
+
 def apply(
     vault: Vault, call: RuntimeCall, plans: Sequence[Plan], display: Dict[str, str]
 ) -> List[FixOutcome]:
-    """Send each plan to the runtime; pages first, then the index."""
+    """Send scheduled plans to the runtime in order: pages, then the index."""
     outcomes: List[FixOutcome] = []
     refused = refusal(vault, call)
-    ordered = sorted(plans, key=lambda p: (p.is_index, p.path))
-    for plan in ordered:
+    written = False
+    for plan in plans:
         shown = display.get(plan.path, plan.path)
         if plan.blocked:
             outcomes.append(FixOutcome(plan.path, shown, plan.codes, "skipped", plan.blocked))
             continue
         if refused:
-            outcomes.append(FixOutcome(plan.path, shown, plan.codes, "refused", refused))
+            if plan.codes:
+                outcomes.append(FixOutcome(plan.path, shown, plan.codes, "refused", refused))
+            continue
+        if plan.index:
+            outcomes.extend(_apply_index(call, plan, shown, written))
             continue
         try:
-            if plan.is_index:
-                run(call, ["rebuild-index"])
-                outcomes.append(FixOutcome(plan.path, shown, plan.codes, "applied"))
-                continue
-            result = run(
+            run(
                 call,
                 ["upsert", "--payload", "-"],
                 {
@@ -177,11 +255,28 @@ def apply(
         except RuntimeFailure as error:
             message = error.message
             if error.code == "stale-hash":
-                message = f"the file changed on disk after it was read; nothing was written ({message})"
-            outcomes.append(FixOutcome(plan.path, shown, plan.codes, "failed", message))
+                message = "the file changed on disk after it was read; nothing was written"
+            outcomes.append(FixOutcome(plan.path, shown, plan.codes, "failed", _short(message)))
             continue
-        note = ""
-        if isinstance(result, dict) and result.get("indexChanged"):
-            note = "the runtime regenerated index.md"
-        outcomes.append(FixOutcome(plan.path, shown, plan.codes, "applied", note))
+        written = True
+        outcomes.append(FixOutcome(plan.path, shown, plan.codes, "applied"))
     return outcomes
+
+
+def _apply_index(call: RuntimeCall, plan: Plan, shown: str, written: bool) -> List[FixOutcome]:
+    current, _error = read_text(plan.path)
+    if current == plan.new:
+        if written:
+            return [
+                FixOutcome(
+                    plan.path, shown, plan.codes, "applied", "regenerated by the runtime's upsert"
+                )
+            ]
+        return []
+    if not plan.codes:
+        return []
+    try:
+        run(call, ["rebuild-index"])
+    except RuntimeFailure as error:
+        return [FixOutcome(plan.path, shown, plan.codes, "failed", _short(error.message))]
+    return [FixOutcome(plan.path, shown, plan.codes, "applied")]

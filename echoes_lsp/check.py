@@ -12,7 +12,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import echoes_vault as rules
 
@@ -73,7 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="workspace, EchoesVault/ folder, sub-folder or file (default: the current workspace)",
     )
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
-    parser.add_argument("--select", metavar="CODES", help="only these codes or prefixes (EV3,EV402)")
+    parser.add_argument(
+        "--select", metavar="CODES", help="only these codes or prefixes (EV3,EV402)"
+    )
     parser.add_argument("--ignore", metavar="CODES", help="leave out these codes or prefixes")
     parser.add_argument(
         "--fail-on",
@@ -140,7 +142,9 @@ def _canonical(path: str) -> str:
 
 
 def _no_vault(path: str) -> str:
-    candidate = os.path.join(path if os.path.isdir(path) else os.path.dirname(path), rules.VAULT_DIR)
+    candidate = os.path.join(
+        path if os.path.isdir(path) else os.path.dirname(path), rules.VAULT_DIR
+    )
     if os.path.lexists(candidate) and not os.path.isdir(candidate):
         return f"{display_path(candidate)} is not a readable folder"
     return f"no {rules.VAULT_DIR}/ folder found at or above {display_path(path) or '.'}"
@@ -274,9 +278,11 @@ class Workspace:
             self.findings[os.path.join(vault.root, rules.MARKER_NAME)] = [marker]
 
 
-def load_workspace(target: Target, flags: Dict[str, object], isolated: bool) -> Workspace:
+def load_workspace(
+    target: Target, flags: Dict[str, object], isolated: bool, extra_exclude: Sequence[str] = ()
+) -> Workspace:
     config = resolve(target.workspace, flags, isolated)
-    vault = Vault(target.workspace, exclude=config.exclude)
+    vault = Vault(target.workspace, exclude=(*config.exclude, *extra_exclude))
     vault.load()
     return Workspace(target, config, vault, policy_of(config))
 
@@ -313,22 +319,20 @@ def to_diagnostics(
 
 
 def plan_fixes(space: Workspace) -> List[autofix.Plan]:
-    """Fix plans for the reported (policy-kept) fixable findings of one workspace."""
+    """Scheduled fix plans for the reported (policy-kept) fixable findings of one workspace."""
     plans: List[autofix.Plan] = []
     index_path = os.path.join(space.vault.root, rules.INDEX_NAME)
-    index_reported = False
+    index_requested = False
     for path, findings in sorted(space.findings.items()):
         kept = {f.code for f, _level in apply_policy(findings, space.policy)}
         if path == index_path and autofix.INDEX_FIX in kept:
-            index_reported = True
+            index_requested = True
         plan = autofix.plan_page(space.vault, path, kept)
         if plan is not None:
             plans.append(plan)
-    if index_reported:
-        index = autofix.plan_index(space.vault, plans)
-        if index is not None:
-            plans.append(index)
-    return plans
+    if not plans and not index_requested:
+        return []
+    return autofix.schedule(space.vault, plans, index_requested)
 
 
 def fix_notes_of(space: Workspace, plans: Sequence[autofix.Plan]) -> Dict[Tuple[str, str], str]:
@@ -342,18 +346,24 @@ def fix_notes_of(space: Workspace, plans: Sequence[autofix.Plan]) -> Dict[Tuple[
     }
 
 
-def source_reader(overlays: Dict[str, str]) -> Callable[[str], Optional[List[str]]]:
-    cache: Dict[str, Optional[List[str]]] = {}
+class SourceCache:
+    """Lines of the files shown in code frames, read once (buffers from overlays first)."""
 
-    def lines_of(path: str) -> Optional[List[str]]:
-        if path not in cache:
-            text = overlays.get(path)
+    def __init__(self, overlays: Optional[Dict[str, str]] = None) -> None:
+        self.overlays = overlays or {}
+        self.lines: Dict[str, Optional[List[str]]] = {}
+
+    def __call__(self, path: str) -> Optional[List[str]]:
+        if path not in self.lines:
+            text = self.overlays.get(path)
             if text is None:
                 text, _error = read_text(path)
-            cache[path] = text.split("\n") if text is not None else None
-        return cache[path]
+            self.lines[path] = text.split("\n") if text is not None else None
+        return self.lines[path]
 
-    return lines_of
+    def forget(self, paths: Iterable[str]) -> None:
+        for path in paths:
+            self.lines.pop(path, None)
 
 
 def render(report: Report, fmt: str, levels: Callable[[str], str], overlays: Dict[str, str]) -> str:
@@ -365,7 +375,7 @@ def render(report: Report, fmt: str, levels: Callable[[str], str], overlays: Dic
         return render_github(report)
     if fmt == "concise":
         return render_concise(report)
-    return render_text(report, Style(color_enabled(sys.stdout)), source_reader(overlays))
+    return render_text(report, Style(color_enabled(sys.stdout)), SourceCache(overlays))
 
 
 def _flags(args: argparse.Namespace) -> Dict[str, object]:
@@ -438,9 +448,11 @@ def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
     overlays: Dict[str, str] = {}
     stdin_error: Optional[str] = None
     if args.stdin_filename is not None:
-        targets = resolve_targets([args.stdin_filename], errors, notes) if os.path.lexists(
-            args.stdin_filename
-        ) else _stdin_target(args.stdin_filename, errors)
+        targets = (
+            resolve_targets([args.stdin_filename], errors, notes)
+            if os.path.lexists(args.stdin_filename)
+            else _stdin_target(args.stdin_filename, errors)
+        )
         text, stdin_error = _read_stdin()
         if text is not None:
             overlays[_canonical(args.stdin_filename)] = text
@@ -476,13 +488,33 @@ def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
     diagnostics: List[Diagnostic] = []
     for space in spaces:
         plans = plan_fixes(space) if (fixing or space.findings) else []
+        refused = (
+            autofix.refusal(space.vault, RuntimeCall(space.target.workspace)) if plans else None
+        )
         if args.diff:
             for plan in plans:
-                if plan.blocked is None:
+                if refused is not None:
+                    if plan.codes:
+                        outcomes.append(
+                            FixOutcome(
+                                plan.path,
+                                display_path(plan.path, cwd),
+                                plan.codes,
+                                "refused",
+                                refused,
+                            )
+                        )
+                elif plan.blocked is None:
                     diffs.append(autofix.unified_diff(plan, display_path(plan.path, cwd)))
                 else:
                     outcomes.append(
-                        FixOutcome(plan.path, display_path(plan.path, cwd), plan.codes, "skipped", plan.blocked)
+                        FixOutcome(
+                            plan.path,
+                            display_path(plan.path, cwd),
+                            plan.codes,
+                            "skipped",
+                            plan.blocked,
+                        )
                     )
         if args.fix and plans:
             call = RuntimeCall(space.target.workspace, python=args.python)

@@ -135,9 +135,7 @@ def file_layers(workspace: str) -> List[Tuple[str, Dict[str, Any]]]:
     return layers
 
 
-def resolve(
-    workspace: str, flags: Mapping[str, Any], isolated: bool = False
-) -> CheckConfig:
+def resolve(workspace: str, flags: Mapping[str, Any], isolated: bool = False) -> CheckConfig:
     """Merge defaults, project files (unless `isolated`) and command-line flags (set keys only)."""
     layers = [] if isolated else file_layers(workspace)
     layers.append(("command line", {k: v for k, v in flags.items() if v is not None}))

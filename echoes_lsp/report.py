@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import IO, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import __version__
-from .codes import CODES, DOCS_URL, SEVERITY_RANK
+from .codes import CODES, DOCS_URL
 
 SCHEMA_VERSION = 1
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -151,8 +151,11 @@ def color_enabled(stream: IO[str]) -> bool:
         return False
 
 
+SEVERITY_COLOR = {"error": "31", "warning": "33", "information": "34", "hint": "36"}
+
+
 class Style:
-    SEVERITY_COLOR = {"error": "31", "warning": "33", "information": "34", "hint": "36"}
+    """ANSI colours, or plain text when disabled."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
@@ -170,7 +173,7 @@ class Style:
         return self.paint(text, "34")
 
     def severity(self, text: str, level: str) -> str:
-        return self.paint(text, "1;" + self.SEVERITY_COLOR.get(level, "0"))
+        return self.paint(text, "1;" + SEVERITY_COLOR.get(level, "0"))
 
 
 def clean(text: str) -> str:
@@ -232,21 +235,19 @@ def _window(line: str, start: int, end: int) -> Tuple[str, int, int, bool, bool]
     )
 
 
-def code_frame(
-    lines: Sequence[str], d: Diagnostic, style: Style, label: str
-) -> List[str]:
+def code_frame(lines: Sequence[str], d: Diagnostic, style: Style, label: str) -> List[str]:
     """Numbered source lines of a finding with `^^^` under its exact range."""
     if d.line >= len(lines):
         return []
     last = min(max(d.end_line, d.line), len(lines) - 1)
     numbers = list(range(d.line, last + 1))
     if len(numbers) > FRAME_LINES:
-        numbers = numbers[: FRAME_LINES - 2] + [-1] + numbers[-1:]
+        numbers = [*numbers[: FRAME_LINES - 2], -1, *numbers[-1:]]
     width = len(str(last + 1))
     pad = " " * width
     out = [style.gutter(f"{pad} |")]
     underlined = [n for n in numbers if n >= 0]
-    for index, number in enumerate(numbers):
+    for number in numbers:
         if number < 0:
             out.append(style.gutter(f"{'.' * width} |") + " ...")
             continue
@@ -260,8 +261,11 @@ def code_frame(
         prefix = "…" if cut_left else ""
         suffix = "…" if cut_right else ""
         out.append(
-            style.gutter(f"{number + 1:>{width}} |") + (" " if rendered or prefix else "")
-            + prefix + rendered + suffix
+            style.gutter(f"{number + 1:>{width}} |")
+            + (" " if rendered or prefix else "")
+            + prefix
+            + rendered
+            + suffix
         )
         is_last = number == underlined[-1]
         if finish == begin and len(underlined) > 1 and not is_last:
@@ -271,7 +275,6 @@ def code_frame(
         marks = style.severity("^" * size, d.severity)
         tail = " " + style.severity(label, d.severity) if is_last and label else ""
         out.append(style.gutter(f"{pad} |") + " " + " " * lead + marks + tail)
-        del index
     out.append(style.gutter(f"{pad} |"))
     return out
 
@@ -324,6 +327,9 @@ def fix_lines(report: Report) -> List[str]:
             "failed": "fix failed",
         }[outcome.status]
         tail = f": {outcome.message}" if outcome.message else ""
+        if not codes:
+            lines.append(f"{outcome.display}: {outcome.message or verb}")
+            continue
         lines.append(f"{outcome.display}: {verb} {codes}{tail}")
     return lines
 
@@ -342,7 +348,9 @@ def render_text(
         if lines is not None:
             out.extend(code_frame(lines, d, style, d.severity))
         for spot in d.related:
-            out.append(f"  = note: {spot.display}:{spot.line + 1}:{spot.start + 1}: {clean(spot.message)}")
+            out.append(
+                f"  = note: {spot.display}:{spot.line + 1}:{spot.start + 1}: {clean(spot.message)}"
+            )
         if d.fix:
             out.append(f"  = fix: {d.fix} (`--fix`)")
         out.append("")
