@@ -59,6 +59,7 @@ class EchoesServer(LanguageServer):
         self.poller: Optional["asyncio.Task[Any]"] = None
         self.watching = False
         self.status_timer: Optional[asyncio.TimerHandle] = None
+        self.initialized = asyncio.Event()
 
     # -- folders and documents -------------------------------------------------------------------
 
@@ -116,6 +117,10 @@ class EchoesServer(LanguageServer):
     async def finish_loading(self, folder: Folder) -> None:
         """Parse the whole vault in chunks so requests are served meanwhile."""
         token = f"echoes-load-{len(self.folders)}-{id(folder)}"
+        try:
+            await asyncio.wait_for(self.initialized.wait(), timeout=5)
+        except asyncio.TimeoutError:
+            pass
         total = len(folder.vault.pending)
         progress = self.progress_supported() and total > PARSE_CHUNK
         if progress:
@@ -319,6 +324,7 @@ class EchoesServer(LanguageServer):
         args: Sequence[str],
         payload: Optional[Dict[str, Any]] = None,
         mutating: bool = True,
+        quiet: bool = False,
     ) -> Any:
         """Run the project runtime off the event loop. Failures become LSP errors and a message."""
         if mutating and not folder.writable and args[0] not in ("init", "migrate"):
@@ -330,7 +336,8 @@ class EchoesServer(LanguageServer):
                 None, lambda: run(self.runtime_call(folder), list(args), payload)
             )
         except RuntimeFailure as failure:
-            self.show(f"EchoesVault {args[0]} failed: {failure.message}", types.MessageType.Error)
+            if not quiet:
+                self.show(f"EchoesVault {args[0]} failed: {failure.message}", types.MessageType.Error)
             raise request_failed(failure.message, {"code": failure.code}) from failure
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:

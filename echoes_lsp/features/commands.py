@@ -133,18 +133,20 @@ async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
     if base is not None:
         payload["expectedSha256"] = base
     try:
-        result = await ls.run_runtime(folder, ["upsert", "--payload", "-"], payload)
+        result = await ls.run_runtime(folder, ["upsert", "--payload", "-"], payload, quiet=True)
     except Exception as error:
-        code = getattr(error, "data", None) or {}
-        if isinstance(code, dict) and code.get("code") in STALE_CODES:
+        data = getattr(error, "data", None) or {}
+        detail = getattr(error, "message", str(error))
+        if isinstance(data, dict) and data.get("code") in STALE_CODES:
             ls.stale[uri] = stale_finding(path)
             ls.publish(uri)
-            message = getattr(error, "message", str(error))
-            raise request_failed(
+            message = (
                 f"EV701: {os.path.basename(path)} changed on disk since it was opened; nothing "
-                f"was written ({message})",
-                {"code": "EV701"},
-            ) from error
+                "was written. Reload the disk version, or confirm an overwrite."
+            )
+            ls.show(message, types.MessageType.Error)
+            raise request_failed(f"{message} ({detail})", {"code": "EV701"}) from error
+        ls.show(f"Save through EchoesVault failed: {detail}", types.MessageType.Error)
         raise
     ls.base_hashes[uri] = result.get("sha256") if isinstance(result, dict) else disk_hash(path)
     ls.stale.pop(uri, None)

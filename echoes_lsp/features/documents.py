@@ -83,11 +83,6 @@ def register(server: EchoesServer) -> None:
         encoding = str(ls.workspace.position_encoding or "utf-16")
         ls.columns = Columns(encoding.lower().replace("utf16", "utf-16"))
 
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: EchoesServer, params: types.InitializedParams) -> None:
-        caps = ls.client_capabilities
-        if caps.workspace and caps.workspace.configuration:
-            await pull_configuration(ls)
         for folder in ls.workspace.folders.values():
             path = uri_to_path(folder.uri)
             if path and os.path.isdir(os.path.join(path, rules.VAULT_DIR)):
@@ -95,6 +90,13 @@ def register(server: EchoesServer) -> None:
         root = ls.workspace.root_path
         if not ls.folders and root and os.path.isdir(os.path.join(root, rules.VAULT_DIR)):
             ls.add_folder(root)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: EchoesServer, params: types.InitializedParams) -> None:
+        ls.initialized.set()
+        caps = ls.client_capabilities
+        if caps.workspace and caps.workspace.configuration:
+            await pull_configuration(ls)
         watched = bool(
             caps.workspace
             and caps.workspace.did_change_watched_files
@@ -158,9 +160,13 @@ def register(server: EchoesServer) -> None:
         folder = ls.folder_for_path(path)
         if folder is None or path is None:
             return
-        ls.base_hashes[uri] = disk_hash(path)
+        text = rules.normalize_newlines(params.text_document.text)
+        # Editors open a file with its disk text: that text is the base of a later checked save.
+        # Hashing the text we were sent (not the disk now) keeps a change that lands between the
+        # editor's read and this notification from being overwritten silently.
+        ls.base_hashes[uri] = rules.text_sha256(text) if os.path.lexists(path) else None
         ls.stale.pop(uri, None)
-        changed = folder.vault.open(path, rules.normalize_newlines(params.text_document.text))
+        changed = folder.vault.open(path, text)
         ls.publish(uri)
         ls.after_change(folder, changed)
 

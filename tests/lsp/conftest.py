@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Union
 
 import pytest
 import pytest_lsp
@@ -202,6 +202,16 @@ async def start_session(
 def make_client() -> LanguageClient:
     """The pytest-lsp client, plus the requests and notifications this server sends."""
     client = make_test_lsp_client()
+    # lsprotocol reads a CodeAction that has a `command` but no `edit` as a bare Command; decide
+    # by the shape of `command` instead, as the specification does.
+    converter = client.protocol._converter
+    action_or_command = Union[types.Command, types.CodeAction]
+
+    def structure_action(obj: Any, _type: Any) -> Any:
+        kind = types.Command if isinstance(obj.get("command"), str) else types.CodeAction
+        return converter.structure(obj, kind)
+
+    converter.register_structure_hook(action_or_command, structure_action)
     client.registrations = []  # type: ignore[attr-defined]
     client.statuses = []  # type: ignore[attr-defined]
     client.message_answer = None  # type: ignore[attr-defined]
