@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import bisect
 import datetime
-import hashlib
+
+try:  # the built-in SHA-256 avoids loading OpenSSL, a measurable part of every runtime start
+    from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - depends on the CPython version
+    try:
+        from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+    except ImportError:
+        from hashlib import sha256 as _sha256  # type: ignore[assignment,unused-ignore]
 import json
 import os
 import re
@@ -18,7 +25,6 @@ import stat
 import sys
 import time
 import unicodedata
-from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 PROTOCOL_VERSION = "1.0.0"
@@ -66,20 +72,64 @@ class EchoesError(Exception):
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Problem:
+class _Value:
+    """Value-object behaviour (equality and repr over `_fields`). Plain classes are used instead
+    of dataclasses because importing `dataclasses` is a measurable part of every runtime start."""
+
+    _fields: Tuple[str, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self._fields)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__name__}({inner})"
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _FrozenValue(_Value):
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(getattr(self, name) for name in self._fields))
+
+    def _init(self, **values: object) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+
+class Problem(_FrozenValue):
     """One rule violation. Lines are 0-based; columns count Unicode code points."""
 
+    _fields = ("code", "message", "line", "start", "end_line", "end")
     code: str
     message: str
-    line: int = 0
-    start: int = 0
-    end_line: int = -1
-    end: int = 0
+    line: int
+    start: int
+    end_line: int
+    end: int
 
-    def __post_init__(self) -> None:
-        if self.end_line < 0:
-            object.__setattr__(self, "end_line", self.line)
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        line: int = 0,
+        start: int = 0,
+        end_line: int = -1,
+        end: int = 0,
+    ) -> None:
+        self._init(
+            code=code,
+            message=message,
+            line=line,
+            start=start,
+            end_line=line if end_line < 0 else end_line,
+            end=end,
+        )
 
     def describe(self) -> str:
         return f"{self.code} line {self.line + 1}: {self.message}"
@@ -93,27 +143,46 @@ KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?=\s|$)[ \t]*(.*)$")
 FENCE = "---"
 
 
-@dataclass
-class Field:
+class Field(_Value):
     """One top-level frontmatter key with its raw inline value and any continuation lines."""
 
-    key: str
-    raw: str
-    line: int
-    key_start: int
-    value_start: int
-    value_end: int
-    continuation: List[int] = field(default_factory=list)
+    _fields = ("key", "raw", "line", "key_start", "value_start", "value_end", "continuation")
+
+    def __init__(
+        self,
+        key: str,
+        raw: str,
+        line: int,
+        key_start: int,
+        value_start: int,
+        value_end: int,
+        continuation: Optional[List[int]] = None,
+    ) -> None:
+        self.key = key
+        self.raw = raw
+        self.line = line
+        self.key_start = key_start
+        self.value_start = value_start
+        self.value_end = value_end
+        self.continuation: List[int] = [] if continuation is None else continuation
 
 
-@dataclass
-class Frontmatter:
+class Frontmatter(_Value):
     """Where the block is and what it holds. `close_line` is None when the block never closes."""
 
-    open_line: int
-    close_line: Optional[int]
-    fields: Dict[str, Field]
-    problems: List[Problem]
+    _fields = ("open_line", "close_line", "fields", "problems")
+
+    def __init__(
+        self,
+        open_line: int,
+        close_line: Optional[int],
+        fields: Dict[str, Field],
+        problems: List[Problem],
+    ) -> None:
+        self.open_line = open_line
+        self.close_line = close_line
+        self.fields = fields
+        self.problems = problems
 
     @property
     def body_line(self) -> int:
@@ -291,16 +360,26 @@ def has_conflict_markers(text: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass
-class PageInfo:
+class PageInfo(_Value):
     """The protocol view of one page's text."""
 
-    frontmatter: Optional[Frontmatter]
-    type: Optional[str]
-    stack: Optional[str]
-    status: Optional[str]
-    summary: Optional[str]
-    problems: List[Problem]
+    _fields = ("frontmatter", "type", "stack", "status", "summary", "problems")
+
+    def __init__(
+        self,
+        frontmatter: Optional[Frontmatter],
+        type: Optional[str],
+        stack: Optional[str],
+        status: Optional[str],
+        summary: Optional[str],
+        problems: List[Problem],
+    ) -> None:
+        self.frontmatter = frontmatter
+        self.type = type
+        self.stack = stack
+        self.status = status
+        self.summary = summary
+        self.problems = problems
 
     @property
     def valid(self) -> bool:
@@ -364,11 +443,22 @@ def _required_scalar(
     return value
 
 
+_HEAD_LINES = 48
+
+
 def analyze_page(text: str) -> PageInfo:
     """Apply the page contract (spec 7.2, 7.3, 16) to a page's decoded text."""
-    lines = split_lines(text)
-    problems: List[Problem] = []
+    # Only the frontmatter needs line structure, so a long page is first split just far enough
+    # to find it; the whole text is split only when the block does not close early.
+    lines = text.split("\n", _HEAD_LINES) if len(text) > 2048 else split_lines(text)
+    partial = len(lines) > _HEAD_LINES
+    if partial:
+        lines.pop()
     fm = parse_frontmatter(lines)
+    if partial and (fm is None or fm.close_line is None):
+        lines, partial = split_lines(text), False
+        fm = parse_frontmatter(lines)
+    problems: List[Problem] = []
     values: Dict[str, Optional[str]] = dict.fromkeys(REQUIRED_FIELDS)
     if fm is None:
         first = next((i for i, line in enumerate(lines) if line.strip()), 0)
@@ -437,7 +527,7 @@ def analyze_page(text: str) -> PageInfo:
                     )
                 )
     if "<<<<<<<" in text or ">>>>>>>" in text or "|||||||" in text:
-        problems.extend(find_conflict_markers(lines))
+        problems.extend(find_conflict_markers(split_lines(text) if partial else lines))
     problems.sort(key=lambda p: (p.line, p.start, p.code))
     return PageInfo(
         fm, values["type"], values["stack"], values["status"], values["summary"], problems
@@ -455,11 +545,15 @@ def page_errors(info: PageInfo) -> str:
 
 
 def nfc(text: str) -> str:
+    if text.isascii():
+        return text
     return unicodedata.normalize("NFC", text)
 
 
 def page_key(stem: str) -> str:
     """Identity used for collisions and link resolution: NFC, then case folding."""
+    if stem.isascii():
+        return stem.lower()
     return nfc(nfc(stem).casefold())
 
 
@@ -523,10 +617,12 @@ def index_sort_key(stem: str) -> Tuple[str, str]:
 
 def render_index(rows: Iterable[Tuple[str, str]]) -> str:
     """Index bytes for (page stem, index summary) rows; order of input does not matter."""
-    ordered = sorted(
-        ((nfc(stem), summary) for stem, summary in rows), key=lambda r: index_sort_key(r[0])
-    )
-    body = "".join(f"- [[{stem}]]: {summary}\n" for stem, summary in ordered)
+    keyed = []
+    for stem, summary in rows:
+        stem = nfc(stem)
+        keyed.append((stem.casefold(), stem, summary))
+    keyed.sort()
+    body = "".join(f"- [[{stem}]]: {summary}\n" for _key, stem, summary in keyed)
     return INDEX_HEADER + ("\n" + body if body else "")
 
 
@@ -550,7 +646,7 @@ def parse_index_rows(text: str) -> List[Tuple[str, str, int]]:
 
 def text_sha256(text: str) -> str:
     """SHA-256 of the UTF-8 encoding of decoded, newline-normalized text."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return _sha256(text.encode("utf-8")).hexdigest()
 
 
 def normalize_newlines(text: str) -> str:
@@ -644,12 +740,17 @@ _SECRET_HINTS: Dict[str, Tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class SecretHit:
+class SecretHit(_FrozenValue):
+    """Where a credential-shaped string is (0-based line, code-point columns); never its value."""
+
+    _fields = ("kind", "line", "start", "end")
     kind: str
     line: int
     start: int
     end: int
+
+    def __init__(self, kind: str, line: int, start: int, end: int) -> None:
+        self._init(kind=kind, line=line, start=start, end=end)
 
 
 def _looks_like_placeholder(value: str) -> bool:
@@ -989,6 +1090,24 @@ def create_exclusive(path: str, data: bytes) -> None:
             os.unlink(tmp)
         except OSError:
             pass
+
+
+def read_bytes(path: str, size_hint: int = 65536) -> bytes:
+    """A whole file through one descriptor (cheaper than `open()` when reading thousands of
+    pages); a symbolic link at `path` is refused by the operating system."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        chunks = []
+        want = max(size_hint, 0) + 1
+        while True:
+            chunk = os.read(fd, want)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want = 1 << 20
+        return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+    finally:
+        os.close(fd)
 
 
 def read_text(path: str) -> str:
@@ -1375,7 +1494,12 @@ class PageRecord:
             self.row = None
 
 
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9 _+,=@()-]*(?:\.[A-Za-z0-9 _+,=@()-]+)*\.md")
+
+
 def _on_disk_name_problem(name: str) -> Optional[str]:
+    if _PLAIN_NAME.fullmatch(name) and ".." not in name and not name.endswith(".md.md"):
+        return None
     try:
         normalize_page_name(name)
     except EchoesError as error:
@@ -1429,16 +1553,16 @@ class IndexCache:
         elif status != "missing":
             self.dirty = True
 
-    def lookup(self, record: PageRecord, info: os.stat_result) -> bool:
-        entry = self.entries.get(record.name)
-        if not isinstance(entry, list) or len(entry) != 8 or entry[:4] != _stat_key(info):
+    def lookup(self, record: PageRecord, entry: Any) -> bool:
+        """Fill `record` from an entry whose stat key already matched."""
+        if not isinstance(entry, list) or len(entry) != 8:
             return False
         row, deprecated, errors, conflict = entry[4:]
         if not (row is None or isinstance(row, str)) or not isinstance(errors, list):
             return False
         record.row = row
         record.deprecated = bool(deprecated)
-        record.errors = [str(e) for e in errors]
+        record.errors = [str(e) for e in errors] if errors else []
         record.conflict = bool(conflict)
         return record.valid == (row is not None)
 
@@ -1499,34 +1623,45 @@ def scan_pages(
     seen: Set[str] = set()
     with os.scandir(ws.pages) as entries:
         items = list(entries)
+    cached_entries = cache.entries if cache is not None else {}
+    records = scan.records
     for entry in items:
         name = entry.name
-        if name.startswith("."):
-            if entry.is_symlink():
-                scan.symlinks.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
-            continue
-        if entry.is_symlink():
-            scan.symlinks.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
-            continue
-        if not name.endswith(".md") or not entry.is_file(follow_symlinks=False):
-            scan.others.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
-            continue
-        record = PageRecord(name)
-        seen.add(name)
         try:
             info = entry.stat(follow_symlinks=False)
         except OSError as error:
-            record.errors = [f"EV401: cannot stat the page ({error.strerror})"]
-            scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{name}", str(error.strerror)))
-            scan.records.append(record)
+            if _is_page_name(name):
+                record = PageRecord(name)
+                record.errors = [f"EV401: cannot stat the page ({error.strerror})"]
+                scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{name}", str(error.strerror)))
+                records.append(record)
             continue
+        mode = info.st_mode
+        if stat.S_ISLNK(mode):
+            scan.symlinks.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
+            continue
+        if name[0] == ".":
+            continue
+        if not name.endswith(".md") or not stat.S_ISREG(mode):
+            scan.others.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
+            continue
+        record = PageRecord(name)
         record.stat = info
-        if cache is not None and cache.lookup(record, info):
-            scan.records.append(record)
+        seen.add(name)
+        cached = cached_entries.get(name)
+        if (
+            cached is not None
+            and cached[0] == info.st_mtime_ns
+            and cached[2] == info.st_size
+            and cached[1] == info.st_ctime_ns
+            and cached[3] == info.st_ino
+            and cache is not None
+            and cache.lookup(record, cached)
+        ):
+            records.append(record)
             continue
         try:
-            with open(entry.path, "rb") as handle:
-                data = handle.read()
+            data = read_bytes(entry.path, info.st_size)
         except OSError as error:
             record.errors = [f"EV401: cannot read the page ({error.strerror})"]
             scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{name}", str(error.strerror)))
@@ -1560,7 +1695,10 @@ def index_build(records: Sequence[PageRecord]) -> Tuple[Optional[str], List[Dict
                     "problems": list(record.errors),
                 }
             )
-    for names in find_collisions(r.stem for r in records).values():
+    groups: Dict[str, List[str]] = {}
+    for record in records:
+        groups.setdefault(record.key, []).append(record.stem)
+    for names in (sorted(group) for group in groups.values() if len(group) > 1):
         errors.append(
             {
                 "file": f"{VAULT_DIR}/{PAGES_DIR}/{names[0]}.md",
@@ -1585,16 +1723,20 @@ def describe_errors(errors: Sequence[Dict[str, Any]], limit: int = 20) -> str:
 
 
 def refresh_index(
-    ws: Workspace, records: Sequence[PageRecord], *, write: bool = True
+    ws: Workspace,
+    records: Sequence[PageRecord],
+    *,
+    write: bool = True,
+    built: Optional[Tuple[Optional[str], List[Dict[str, Any]]]] = None,
 ) -> Dict[str, Any]:
     """Install the generated index when every page is valid; otherwise keep the old one."""
-    text, errors = index_build(records)
+    text, errors = built if built is not None else index_build(records)
     result: Dict[str, Any] = {"pages": len(records), "sha256": None, "errors": errors}
     if text is None:
         result["status"] = "blocked"
         return result
     data = text.encode("utf-8")
-    result["sha256"] = hashlib.sha256(data).hexdigest()
+    result["sha256"] = _sha256(data).hexdigest()
     if write:
         changed = write_managed(ws, f"{VAULT_DIR}/{INDEX_NAME}", data)
         result["status"] = "rebuilt" if changed else "unchanged"
@@ -1666,7 +1808,12 @@ def read_payload(source: str) -> Dict[str, Any]:
 
 
 def _field_str(
-    payload: Dict[str, Any], key: str, *, required: bool, where: str = "payload"
+    payload: Dict[str, Any],
+    key: str,
+    *,
+    required: bool,
+    where: str = "payload",
+    allow_empty: bool = False,
 ) -> Optional[str]:
     if key not in payload or payload[key] is None:
         if required:
@@ -1675,7 +1822,7 @@ def _field_str(
     value = payload[key]
     if not isinstance(value, str):
         raise EchoesError(f"{where} field `{key}` must be a string", "payload")
-    if required and not value.strip():
+    if required and not allow_empty and not value.strip():
         raise EchoesError(f"{where} field `{key}` must not be empty", "payload")
     try:
         value.encode("utf-8")
@@ -2406,8 +2553,7 @@ class _Inventory:
 
     def check_markdown(self, rel: str, path: str) -> None:
         try:
-            with open(path, "rb") as handle:
-                text = handle.read().decode("utf-8")
+            text = read_bytes(path).decode("utf-8")
         except OSError as error:
             self.unreadable.append({"file": rel, "error": str(error.strerror)})
             return
@@ -2432,10 +2578,16 @@ def _walk_vault(ws: Workspace, inventory: _Inventory, scan: PageScan) -> None:
         except OSError as error:
             inventory.unreadable.append({"file": rel_dir + "/", "error": str(error.strerror)})
             continue
+        in_pages = rel_dir == f"{VAULT_DIR}/{PAGES_DIR}"
         for entry in items:
             rel = f"{rel_dir}/{entry.name}"
+            known = by_name.get(entry.name) if in_pages else None
             try:
-                info = entry.stat(follow_symlinks=False)
+                info = (
+                    known.stat
+                    if known is not None and known.stat is not None
+                    else entry.stat(follow_symlinks=False)
+                )
             except OSError as error:
                 inventory.unreadable.append({"file": rel, "error": str(error.strerror)})
                 continue
@@ -2456,11 +2608,12 @@ def _walk_vault(ws: Workspace, inventory: _Inventory, scan: PageScan) -> None:
                     inventory.flat_daily.append(rel)
             if not markdown:
                 continue
-            if rel_dir == f"{VAULT_DIR}/{PAGES_DIR}" and entry.name in by_name:
-                record = by_name[entry.name]
-                if record.info is not None and record.conflict:
-                    lines = [p.line + 1 for p in record.info.problems if p.code == "EV400"]
+            if known is not None:
+                if known.conflict and known.info is not None:
+                    lines = [p.line + 1 for p in known.info.problems if p.code == "EV400"]
                     inventory.conflicts.append({"file": rel, "lines": lines})
+                elif known.conflict:
+                    inventory.check_markdown(rel, entry.path)
                 continue
             inventory.check_markdown(rel, entry.path)
 
@@ -2558,7 +2711,8 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
         notices.append("the marker is valid but not byte-identical to the canonical marker")
 
     use_vault = vault_is_dir and vault_state != "symlink"
-    scan = scan_pages(ws) if use_vault else PageScan()
+    # The derived cache is only read here (never written), so unchanged pages are not reread.
+    scan = scan_pages(ws, IndexCache(ws)) if use_vault else PageScan()
     inventory = _Inventory()
     if use_vault:
         _walk_vault(ws, inventory, scan)
@@ -2599,9 +2753,7 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
     for stem in missing_rows:
         issue("index-missing-entry", f"page [[{stem}]] is missing from the index", index_rel)
     refresh: Dict[str, Any] = {
-        "expectedSha256": hashlib.sha256(expected.encode("utf-8")).hexdigest()
-        if expected
-        else None,
+        "expectedSha256": _sha256(expected.encode("utf-8")).hexdigest() if expected else None,
         "actualSha256": text_sha256(index_text) if index_text is not None else None,
         "errors": build_errors,
     }
@@ -3088,7 +3240,7 @@ def cmd_hydrate(ctx: Context, args: Any) -> Dict[str, Any]:
         if text is None:
             cache.save()
             raise _index_error(errors, "hydrate")
-        refresh = refresh_index(ws, scan.records)
+        refresh = refresh_index(ws, scan.records, built=(text, errors))
         write_state(ws, ctx, vault_stats(ws, scan))
         cache.save()
     return {"ok": True, "index": ws.index, "indexRefresh": refresh, "state": ws.state}
@@ -3099,18 +3251,13 @@ def cmd_rebuild_index(ctx: Context, args: Any) -> Dict[str, Any]:
     require_writable(ws)
     with VaultLock(ws):
         ensure_dir(ws, f"{VAULT_DIR}/{PAGES_DIR}")
-        scan = scan_pages(ws)
         cache = IndexCache(ws)
-        now_ns = time.time_ns()
-        for record in scan.records:
-            if record.stat is not None:
-                cache.store(record, record.stat, now_ns)
-        cache.prune({r.name for r in scan.records})
+        scan = scan_pages(ws, cache)
         text, errors = index_build(scan.records)
         if text is None:
             cache.save()
             raise _index_error(errors, "rebuild-index")
-        refresh = refresh_index(ws, scan.records)
+        refresh = refresh_index(ws, scan.records, built=(text, errors))
         write_state(ws, ctx, vault_stats(ws, scan))
         cache.save()
     return {
@@ -3220,8 +3367,7 @@ def cmd_search(ctx: Context, args: Any) -> Dict[str, Any]:
     for name in names:
         path = os.path.join(ws.pages, name)
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            data = read_bytes(path)
         except OSError:
             continue
         if ascii_needle is not None and data.isascii():
@@ -3296,7 +3442,7 @@ class PreparedPage:
 def parse_page_item(item: Any, where: str) -> PreparedPage:
     if not isinstance(item, dict):
         raise EchoesError(f"{where} must be a JSON object", "payload")
-    filename = _field_str(item, "filename", required=True, where=where)
+    filename = _field_str(item, "filename", required=True, where=where, allow_empty=True)
     content = _field_str(item, "content", required=True, where=where)
     expected = _field_str(item, "expectedSha256", required=False, where=where)
     description = _field_str(item, "indexDescription", required=False, where=where)
@@ -3402,9 +3548,9 @@ def _write_pages(
         raise _index_error(errors, what)
     for page in pages:
         write_managed(ws, page.rel, page.text.encode("utf-8"))
-        cache.entries.pop(page.name, None)
-        cache.dirty = True
-    refresh = refresh_index(ws, ordered)
+        if cache.entries.pop(page.name, None) is not None:
+            cache.dirty = True
+    refresh = refresh_index(ws, ordered, built=(text, errors))
     scan.records = ordered
     return refresh
 
