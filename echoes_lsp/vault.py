@@ -120,12 +120,24 @@ class Marker:
 
 
 def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
-    """Decoded, newline-normalized text, or an error sentence for EV401."""
+    """Decoded, newline-normalized text, or an error sentence for EV401. FIFOs, sockets and
+    devices are never read (opening a FIFO without a writer would block)."""
     try:
-        with open(path, "rb") as handle:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as error:
+        return None, f"cannot be read: {error.strerror or error}"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None, "is not a regular file (a FIFO, socket or device) and is not read"
+        handle = os.fdopen(fd, "rb")
+        fd = -1
+        with handle:
             data = handle.read(MAX_PARSE_BYTES + 1)
     except OSError as error:
         return None, f"cannot be read: {error.strerror or error}"
+    finally:
+        if fd != -1:
+            os.close(fd)
     if len(data) > MAX_PARSE_BYTES:
         return None, f"is larger than {MAX_PARSE_BYTES // (1024 * 1024)} MiB and is not analysed"
     if b"\x00" in data:
