@@ -128,6 +128,10 @@ function writeUserSettings(userDataDir) {
   };
   mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+  // Settings of machine scope (echoes.server.path) are read from the server machine's settings
+  // in code-server, as in any remote window.
+  mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
+  writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify({ 'echoes.server.path': SERVER }, null, 2));
 }
 
 function codeServerArgs(userDataDir, extensionsDir) {
@@ -520,6 +524,95 @@ async function main() {
         await waitFor(async () => !(await wb.activeTabDirty()), { timeout: 15000, message: 'the editor to be clean' });
       },
       { needs: ['5. a stale save is refused with EV701 and the disk is untouched'] },
+    );
+
+    // echoes.saveThroughRuntime: always — ordinary saves of pages go through the runtime.
+    const workspaceSettingsFile = path.join(workspace, '.vscode', 'settings.json');
+    const reopenPage = async () => {
+      await wb.runCommand('File: Revert File').catch(() => {});
+      await wb.runCommand('View: Close All Editors');
+      await wb.openFile(PAGE);
+    };
+    await test(
+      '6. with saveThroughRuntime=always the save key saves through the runtime',
+      async () => {
+        // A workspace setting: VS Code picks up changes of the folder's settings file at once.
+        mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
+        writeFileSync(workspaceSettingsFile, JSON.stringify({ 'echoes.saveThroughRuntime': 'always' }, null, 2));
+        await wb.clearNotifications();
+        await reopenPage();
+        await sleep(1500);
+        await wb.focusEditor();
+        await page.keyboard.press('Control+End');
+        await page.keyboard.type('Saved with the save key.', { delay: 10 });
+        await waitFor(() => wb.activeTabDirty(), { timeout: 10000, message: 'the editor to be dirty' });
+        await page.keyboard.press('Control+S');
+        await waitFor(() => readFileSync(pageFile, 'utf8').includes('Saved with the save key.'), {
+          timeout: 30000,
+          message: 'the save key to write the page',
+        });
+        await waitFor(async () => !(await wb.activeTabDirty()), { timeout: 15000, message: 'the editor to be clean' });
+        // Stale: the save key is refused by the runtime (EV701), not written by VS Code.
+        await page.keyboard.type(' Stale edit.', { delay: 10 });
+        await waitFor(() => wb.activeTabDirty(), { timeout: 10000, message: 'the editor to be dirty' });
+        const behind = readFileSync(pageFile, 'utf8').replace('Saved with the save key.', 'Changed behind the back!');
+        writeFileSync(pageFile, behind);
+        await sleep(500);
+        await page.keyboard.press('Control+S');
+        await waitFor(async () => (await wb.notificationsText()).includes('EV701'), {
+          timeout: 30000,
+          message: 'an EV701 notification for the save key',
+        });
+        await sleep(1000);
+        if (readFileSync(pageFile, 'utf8') !== behind) {
+          throw new Error('the stale save key changed the file on disk');
+        }
+      },
+      { needs: ['4. Save through EchoesVault writes the buffer through the runtime'] },
+    );
+
+    await test(
+      '7. with saveThroughRuntime=always File: Save goes through the runtime too',
+      async () => {
+        await wb.clearNotifications();
+        await reopenPage();
+        await wb.focusEditor();
+        await page.keyboard.press('Control+End');
+        await page.keyboard.type('Saved from the menu.', { delay: 10 });
+        await waitFor(() => wb.activeTabDirty(), { timeout: 10000, message: 'the editor to be dirty' });
+        const indexBefore = readFileSync(indexFile, 'utf8');
+        await wb.runCommand('File: Save');
+        await waitFor(() => readFileSync(pageFile, 'utf8').includes('Saved from the menu.'), {
+          timeout: 30000,
+          message: 'File: Save to write the page',
+        });
+        await waitFor(async () => !(await wb.activeTabDirty()), { timeout: 15000, message: 'the editor to be clean' });
+        await sleep(1000);
+        const notes = await wb.notificationsText();
+        if (/newer|conflict|Failed to save/i.test(notes)) {
+          throw new Error(`VS Code reported a save conflict: ${notes}`);
+        }
+        if (readFileSync(indexFile, 'utf8') !== indexBefore) {
+          log('index.md changed on File: Save');
+        }
+        // Stale: the runtime refuses and the disk keeps the other writer's content.
+        await page.keyboard.type(' Stale again.', { delay: 10 });
+        await waitFor(() => wb.activeTabDirty(), { timeout: 10000, message: 'the editor to be dirty' });
+        const behind = readFileSync(pageFile, 'utf8').replace('Saved from the menu.', 'Other writer, same size');
+        writeFileSync(pageFile, behind);
+        await sleep(500);
+        await wb.runCommand('File: Save');
+        await waitFor(async () => /refused/.test(await wb.notificationsText()), {
+          timeout: 30000,
+          message: 'a refusal notification for File: Save',
+        });
+        await sleep(1500);
+        const onDisk = readFileSync(pageFile, 'utf8');
+        if (onDisk !== behind) {
+          throw new Error(`File: Save overwrote the other writer's content: ${JSON.stringify(onDisk.slice(-120))}`);
+        }
+      },
+      { needs: ['4. Save through EchoesVault writes the buffer through the runtime'] },
     );
   } catch (error) {
     results.push({ name: 'setup', ok: false });

@@ -102,12 +102,22 @@ function isExecutable(file: string): boolean {
   }
 }
 
-function probe(candidate: ServerCandidate): Promise<ProbeResult> {
+/**
+ * The directory the server runs in, and is probed in: the first workspace folder (as the language
+ * client would pick), else the home directory. Probing elsewhere could find a different
+ * `python -m echoes_lsp`.
+ */
+function serverCwd(): string {
+  const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
+  return folder ? folder.uri.fsPath : os.homedir();
+}
+
+function probe(candidate: ServerCandidate, cwd: string): Promise<ProbeResult> {
   return new Promise((resolve) => {
     execFile(
       candidate.command,
       versionArgs(candidate),
-      { timeout: PROBE_TIMEOUT_MS, windowsHide: true },
+      { timeout: PROBE_TIMEOUT_MS, windowsHide: true, cwd },
       (error, stdout, stderr) => {
         if (error) {
           const detail = String(stderr || '').trim().split('\n').pop() || error.message;
@@ -223,7 +233,8 @@ class ServerHost {
         isExecutable,
       },
     );
-    const found = await discoverServer(candidates, probe);
+    const cwd = serverCwd();
+    const found = await discoverServer(candidates, (candidate) => probe(candidate, cwd));
     for (const line of failureReport(found.failures)) {
       this.log.warn(`Server candidate failed:${line.slice(3)}`);
     }
@@ -250,7 +261,7 @@ class ServerHost {
       command: candidate.command,
       args: serveArgs(candidate),
       transport: TransportKind.stdio,
-      options: { env: { ...process.env } },
+      options: { cwd, env: { ...process.env } },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file', language: 'markdown' }],
@@ -607,6 +618,9 @@ class Commands {
   async saveCommand(arg?: unknown): Promise<SaveOutcome | undefined> {
     const fromSaveKey =
       arg !== null && typeof arg === 'object' && (arg as { fromSaveKey?: unknown }).fromSaveKey === true;
+    if (fromSaveKey) {
+      this.log.debug('Save key on a page: saving through EchoesVault.');
+    }
     const document = vscode.window.activeTextEditor?.document;
     if (!document) {
       void vscode.window.showErrorMessage('EchoesVault: open a page to save it through EchoesVault.');
@@ -778,6 +792,7 @@ class Commands {
         setTimeout(() => resolve({ ok: false, text: 'timed out', timeout: true }), PARTICIPANT_BUDGET_MS),
       ),
     ]);
+    this.log.info(`Save participant for ${name}: ${outcome.ok ? 'saved through the runtime' : outcome.text}`);
     if (outcome.ok) {
       // The runtime wrote the buffer. Reload so VS Code's own write that follows is of the same
       // bytes against the new file (no "file is newer" conflict).
