@@ -1642,6 +1642,9 @@ def scan_pages(
             continue
         if name[0] == ".":
             continue
+        if stat.S_ISDIR(mode):
+            scan.others.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}/")
+            continue
         if not name.endswith(".md") or not stat.S_ISREG(mode):
             scan.others.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
             continue
@@ -2724,7 +2727,7 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
     ]
     for error in build_errors:
         issue("invalid-page", "; ".join(error["problems"]), error["file"])
-    for rel in scan.others + inventory.others_in_pages:
+    for rel in sorted(set(scan.others + inventory.others_in_pages)):
         issue("not-a-page", "only top-level `.md` files are knowledge pages", rel)
     index_rel = f"{VAULT_DIR}/{INDEX_NAME}"
     index_text: Optional[str] = None
