@@ -169,17 +169,34 @@ def new_page_text(stem: str) -> str:
     )
 
 
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix, by binary search over C-speed slice comparisons."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    low, high = 0, min(len(a), len(b), limit)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle :] == b[len(b) - middle :]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
 def minimal_edit(old: str, new: str) -> Tuple[int, int, int, int, str]:
     """The smallest whole-line replacement turning `old` into `new`: (l0, c0, l1, c1, text)."""
-    prefix = 0
-    limit = min(len(old), len(new))
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
+    prefix = _common_prefix(old, new)
     prefix = old.rfind("\n", 0, prefix) + 1
-    suffix = 0
-    limit = min(len(old), len(new)) - prefix
-    while suffix < limit and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
-        suffix += 1
+    suffix = _common_suffix(old, new, min(len(old), len(new)) - prefix)
     cut = old.find("\n", len(old) - suffix)
     suffix = len(old) - cut if cut != -1 else 0
     suffix = min(suffix, len(new) - prefix)

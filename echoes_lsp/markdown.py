@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 LINK = re.compile(r"(!?)\[\[([^\[\]\n]*)\]\]")
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", re.M)
@@ -20,9 +20,8 @@ DEPRECATED_CALLOUT = re.compile(r"^>[ \t]*\[!warning\][+-]?[ \t]*DEPRECATED\b", 
 PAGE_EXTENSION = ".md"
 
 
-@dataclass(frozen=True)
-class Link:
-    """One `[[...]]`. Columns are code points; `line` is 0-based."""
+class Link(NamedTuple):
+    """One `[[...]]`. Columns are code points; `line` is 0-based. A tuple: cheap to create."""
 
     embed: bool
     target: str
@@ -54,8 +53,7 @@ class Link:
         return stem
 
 
-@dataclass(frozen=True)
-class Heading:
+class Heading(NamedTuple):
     level: int
     text: str
     line: int
@@ -63,8 +61,7 @@ class Heading:
     end: int
 
 
-@dataclass(frozen=True)
-class BlockId:
+class BlockId(NamedTuple):
     name: str
     line: int
     start: int

@@ -92,6 +92,7 @@ class Entry:
     title: Optional[str] = None
     text_hash: Optional[str] = None
     stamp: Optional[Tuple[int, int]] = None
+    ascii: bool = True
 
     @property
     def deprecated(self) -> bool:
@@ -197,6 +198,15 @@ class Vault:
         self.marker = Marker(False, None, None)
         self.root_symlink = False
         self.pending: Set[str] = set()
+        # Bumped on every model change, so derived views (completion lists) can be cached;
+        # listeners hear which file changed (None: possibly all of them).
+        self.generation = 0
+        self.listeners: List[Callable[[Optional[str]], None]] = []
+
+    def _changed(self, path: Optional[str] = None) -> None:
+        self.generation += 1
+        for listener in self.listeners:
+            listener(path)
 
     # -- discovery ------------------------------------------------------------------------------
 
@@ -245,6 +255,7 @@ class Vault:
         self.backlinks.clear()
         self.assets.clear()
         self.pending.clear()
+        self._changed()
         self.root_symlink = os.path.islink(self.root)
         self.marker = read_marker(self.root)
         if not os.path.isdir(self.root):
@@ -256,6 +267,7 @@ class Vault:
         kind = classify(rel)
         entry = Entry(path, rel, kind, symlink=symlink)
         self.entries[path] = entry
+        self._changed(path)
         if kind == PAGE:
             entry.stem = rules.nfc(rel.split("/")[-1][:-3])
             entry.key = rules.page_key(entry.stem)
@@ -296,6 +308,7 @@ class Vault:
         return entry
 
     def _parse(self, entry: Entry, text: Optional[str]) -> None:
+        self._changed(entry.path)
         self._unlink(entry)
         entry.parsed = True
         entry.read_error = None
@@ -312,6 +325,7 @@ class Vault:
             entry.text_hash = None
             return
         entry.text_hash = rules.text_sha256(text)
+        entry.ascii = text.isascii()
         entry.secrets = rules.find_secrets(text)
         if entry.kind == PAGE:
             entry.info = rules.analyze_page(text)
@@ -328,27 +342,34 @@ class Vault:
                 entry.structure = scan(text)
         self._link(entry)
 
-    def _link(self, entry: Entry) -> None:
+    @staticmethod
+    def link_keys(entry: Entry) -> Dict[str, int]:
+        """Page keys this file links to, with counts (one `page_key` call per distinct target)."""
+        counts: Dict[str, int] = {}
         if entry.structure is None:
-            return
+            return counts
+        keys: Dict[str, str] = {}
         for link in entry.structure.links:
             if link.is_asset:
                 continue
-            key = rules.page_key(link.page_stem) if link.page_stem else entry.key
+            stem = link.page_stem
+            key = keys.get(stem)
+            if key is None:
+                key = keys[stem] = rules.page_key(stem) if stem else entry.key
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    def _link(self, entry: Entry) -> None:
+        for key, count in self.link_keys(entry).items():
             sources = self.backlinks.setdefault(key, {})
-            sources[entry.path] = sources.get(entry.path, 0) + 1
+            sources[entry.path] = sources.get(entry.path, 0) + count
 
     def _unlink(self, entry: Entry) -> None:
-        if entry.structure is None:
-            return
-        for link in entry.structure.links:
-            if link.is_asset:
-                continue
-            key = rules.page_key(link.page_stem) if link.page_stem else entry.key
+        for key, count in self.link_keys(entry).items():
             sources = self.backlinks.get(key)
             if not sources or entry.path not in sources:
                 continue
-            sources[entry.path] -= 1
+            sources[entry.path] -= count
             if sources[entry.path] <= 0:
                 del sources[entry.path]
             if not sources:
@@ -415,6 +436,7 @@ class Vault:
         ]
         changed: Set[str] = set()
         for target in targets:
+            self._changed(target)
             entry = self.entries.pop(target)
             self.pending.discard(target)
             self.overlays.pop(target, None)

@@ -28,7 +28,7 @@ from pytest_lsp import (
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ROOT / "runtime" / "echoes_vault.py"
-WAIT = 10.0
+WAIT = 30.0
 CLIENTS = ("neovim", "visual_studio_code")
 
 
@@ -172,10 +172,15 @@ class Session:
 
     async def alive(self) -> None:
         """The server still answers requests."""
-        result = await asyncio.wait_for(
-            self.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="")), WAIT
+        report = await asyncio.wait_for(
+            self.client.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(
+                    text_document=types.TextDocumentIdentifier(uri=self.page("auth.md").as_uri())
+                )
+            ),
+            WAIT,
         )
-        assert result is not None
+        assert report is not None
 
 
 def codes(items: List[types.Diagnostic]) -> List[str]:

@@ -1,0 +1,169 @@
+"""The server never crashes or hangs: each bad input is sent, then the server must still answer."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from .conftest import WAIT, Session, codes
+
+NASTY_FRONTMATTER = [
+    "",
+    "---",
+    "---\n",
+    "---\n---",
+    "---\ntype\n---\n",
+    "---\n: value\n---\n",
+    "---\n\ttype: tab\n---\n",
+    "---\ntype:no-space\nstack: [\n---\n",
+    '---\nsummary: "\\ud800"\n---\n',
+    "---\nsummary: 'unterminated\n---\n",
+    "---\nsummary: >\n  folded\n  text\n---\n",
+    "\ufeff---\ntype: bom\n---\n",
+    "---\r\ntype: crlf\r\nstack: []\r\n---\r\n",
+    "---\rtype: cr-only\r---\r",
+    "---\n" + "k: " + "x" * 200_000 + "\n---\n",
+    "---\n" + "\n".join(f"key{i}: v" for i in range(5000)) + "\n---\n",
+    "---\ntype: a\x00b\n---\n",
+    "---\n- list\n- at top\n---\n",
+    "[[" * 10_000,
+    "[[a|b|c#d#^e]] ![[]] [[#]] [[^]] [[ ]]",
+    "```\n[[unclosed fence",
+    "<<<<<<< a\n=======\n",
+]
+
+
+async def probe(session: Session, document: str) -> None:
+    """A handful of requests at hostile positions; each may fail, none may kill the server."""
+    far = types.Position(line=10_000, character=10_000)
+    identifier = types.TextDocumentIdentifier(uri=document)
+    requests = [
+        session.client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=identifier,
+                range=types.Range(start=far, end=far),
+                context=types.CodeActionContext(diagnostics=[]),
+            )
+        ),
+        session.client.text_document_completion_async(
+            types.CompletionParams(text_document=identifier, position=far)
+        ),
+        session.client.text_document_hover_async(
+            types.HoverParams(text_document=identifier, position=far)
+        ),
+        session.client.text_document_definition_async(
+            types.DefinitionParams(text_document=identifier, position=far)
+        ),
+    ]
+    for request in requests:
+        try:
+            await asyncio.wait_for(request, WAIT)
+        except JsonRpcException:
+            pass
+    await session.alive()
+
+
+async def test_malformed_frontmatter_in_many_forms(session: Session) -> None:
+    document = session.open(session.page("sessions.md"))
+    await session.diagnostics(document)
+    for text in NASTY_FRONTMATTER:
+        session.replace(document, text)
+        await probe(session, document)
+    session.replace(document, "---\ntype: a\nstack: []\nstatus: active\nsummary: Fine.\n---\n")
+    assert await session.diagnostics(document, lambda d: not d) == []
+
+
+async def test_ten_megabyte_page(session: Session) -> None:
+    line = "Plain text with a [[sessions]] link and nothing else of note here.\n"
+    text = (
+        "---\ntype: a\nstack: []\nstatus: active\nsummary: Big.\n---\n"
+        + line * (10 * 1024 * 1024 // len(line))
+    )
+    document = session.open(session.page("huge.md"), text)
+    items = await session.diagnostics(document, timeout=60)
+    assert "EV300" not in codes(items)
+    await probe(session, document)
+
+
+async def test_binary_and_non_utf8_files(session: Session) -> None:
+    binary = session.page("binary.md")
+    binary.write_bytes(b"\x00\x01\x02PNG\xff\xfe" * 100)
+    latin1 = session.page("latin1.md")
+    latin1.write_bytes("---\ntype: caf\xe9\n---\n".encode("latin-1"))
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(uri=binary.as_uri(), type=types.FileChangeType.Created),
+                types.FileEvent(uri=latin1.as_uri(), type=types.FileChangeType.Created),
+            ]
+        )
+    )
+    # What an editor shows for undecodable bytes: replacement characters.
+    document = session.open(latin1, "---\ntype: caf\ufffd\n---\n")
+    await session.diagnostics(document, lambda d: bool(d))
+    await probe(session, document)
+    report = await asyncio.wait_for(
+        session.client.workspace_diagnostic_async(
+            types.WorkspaceDiagnosticParams(previous_result_ids=[])
+        ),
+        WAIT,
+    )
+    by_uri = {item.uri: [d.code for d in item.items] for item in report.items}
+    assert by_uri[binary.as_uri()] == ["EV401"]
+
+
+@pytest.mark.parametrize(
+    "uri",
+    ["untitled:Untitled-1", "file:///nonexistent/dir/page.md", "not a uri", "file://%zz"],
+)
+async def test_unknown_uris(session: Session, uri: str) -> None:
+    await probe(session, uri)
+
+
+async def test_requests_for_a_document_that_is_not_open(session: Session) -> None:
+    await probe(session, session.page("auth.md").as_uri())
+
+
+async def test_page_deleted_while_open(session: Session) -> None:
+    page = session.page("sessions.md")
+    document = session.open(page)
+    await session.diagnostics(document)
+    other = session.open(session.page("auth.md"))
+    await session.diagnostics(other)
+    page.unlink()
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=document, type=types.FileChangeType.Deleted)]
+        )
+    )
+    # The open buffer still counts as the page, so links to it stay valid while it is open.
+    await asyncio.sleep(0.5)
+    items = await session.diagnostics(other)
+    assert codes(items).count("EV300") == 1
+    await probe(session, document)
+    session.client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=document))
+    )
+    # Once closed, the four links to the deleted page are broken (plus `[[missing-page]]`).
+    items = await session.diagnostics(other, lambda d: codes(d).count("EV300") == 5)
+    assert codes(items).count("EV300") == 5
+    await session.alive()
+
+
+async def test_bad_command_arguments(session: Session) -> None:
+    for name, argument in [
+        ("echoes.savePage", {}),
+        ("echoes.savePage", {"uri": 5}),
+        ("echoes.search", {"query": ""}),
+        ("echoes.start", {"recent": "three"}),
+        ("echoes.status", {"format": "xml"}),
+        ("echoes.nope", {}),
+        ("echoes.append", [1, 2]),
+    ]:
+        with pytest.raises(JsonRpcException):
+            await session.command(name, argument)
+    await session.alive()
