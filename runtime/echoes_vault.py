@@ -3692,6 +3692,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> _Parser:
     parser = _Parser(
         prog="echoes_vault.py",
+        allow_abbrev=False,
         description=f"EchoesVault Protocol {PROTOCOL_VERSION} portable runtime (engine {ENGINE_VERSION}).",
     )
 
@@ -3706,7 +3707,7 @@ def build_parser() -> _Parser:
     sub.required = True
 
     def add(name: str, help_text: str) -> argparse.ArgumentParser:
-        command = sub.add_parser(name, help=help_text, description=help_text)
+        command = sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False)
         globals_(command, True)
         return command
 

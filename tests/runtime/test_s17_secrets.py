@@ -1,0 +1,115 @@
+"""Spec 17: credential-shaped text is refused by every authoring command; the value is never echoed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, Runtime, daily_files, page, snapshot
+
+# Synthetic shapes, assembled at run time so that no credential-looking literal sits in the source.
+A36 = "a1B2c3D4e5" * 3 + "F6g7H8"
+SHAPES = {
+    "private key": "-----BEGIN " + "RSA PRIVATE KEY-----",
+    "AWS access key ID": "AKIA" + "Q3EXAMPLEKEY7ZZ9",
+    "GitHub token": "ghp" + "_" + A36,
+    "GitHub fine-grained token": "github" + "_pat_" + "1" * 22 + "_" + "a" * 59,
+    "GitLab token": "glpat" + "-" + "x1y2z3" * 4,
+    "Slack token": "xoxb" + "-123456789012-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx",
+    "Stripe key": "sk" + "_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "npm token": "npm" + "_" + A36,
+    "Hugging Face token": "hf" + "_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+    "Google API key": "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6q",
+    "Anthropic API key": "sk" + "-ant-" + "api03-" + "Zx9" * 10,
+    "API key (sk-)": "sk" + "-proj-" + "a1b2c3d4e5f6g7h8i9j0k1l2",
+    "JSON Web Token": "eyJ"
+    + "hbGciOiJIUzI1NiJ9.eyJ"
+    + "zdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "credential URI": "postgres" + "://app:" + "s3cr3tPw" + "@db.internal:5432/app",
+}
+
+BENIGN = [
+    "The sha256 is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.",
+    "Request id 123e4567-e89b-12d3-a456-426614174000 was retried.",
+    "We use scikit-learn and the risk-assessment-framework-2024-edition for scoring.",
+    "Connect with postgres://user:password@localhost/db in the example configuration.",
+    "Commit 3f2c9a1b7e4d and tag v1.2.3 shipped; see https://example.com/docs?id=42.",
+    "Ask the desk about the sk- prefix convention.",
+    "Email alice@example.com about ASIA-PACIFIC rollout.",
+]
+
+
+def detect(texts: list) -> list:
+    script = (
+        "import json, sys\nsys.path.insert(0, sys.argv[1])\nimport echoes_vault as ev\n"
+        "print(json.dumps([[h.kind for h in ev.find_secrets(t)] for t in json.loads(sys.stdin.read())]))\n"
+    )
+    import json
+
+    process = subprocess.run(
+        [sys.executable, "-c", script, str(ROOT / "runtime")],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(process.stdout)
+
+
+def test_s17_detector_finds_every_required_kind() -> None:
+    kinds = detect([f"key = {value}" for value in SHAPES.values()])
+    for (expected, _value), found in zip(SHAPES.items(), kinds):
+        assert found == [expected], (expected, found)
+
+
+def test_s17_detector_ignores_ordinary_text() -> None:
+    assert detect(BENIGN) == [[] for _ in BENIGN]
+
+
+@pytest.mark.parametrize("kind", ["GitHub token", "credential URI", "private key"])
+def test_s17_upsert_refuses_secrets_without_echoing_them(
+    rt: Runtime, vault: Path, kind: str
+) -> None:
+    value = SHAPES[kind]
+    before = snapshot(vault)
+    error = rt.fail(
+        "upsert",
+        "--payload",
+        "-",
+        payload={"filename": "creds.md", "content": page(body=f"# Creds\n\ntoken: {value}\n")},
+        code="secret",
+    )
+    assert kind in error["error"] and "line 10" in error["error"]
+    assert value not in error["error"] and value[-12:] not in error["error"]
+    assert snapshot(vault) == before
+
+
+def test_s17_append_and_end_refuse_secrets(rt: Runtime, vault: Path) -> None:
+    value = SHAPES["Stripe key"]
+    before = snapshot(vault)
+    error = rt.fail("append", "--payload", "-", payload={"entry": f"- key {value}"}, code="secret")
+    assert value not in error["error"]
+    rt.fail(
+        "end",
+        "--confirm-explicit-user-end",
+        "--payload",
+        "-",
+        payload={"dailySummary": f"- {value}"},
+        code="secret",
+    )
+    rt.fail(
+        "end",
+        "--confirm-explicit-user-end",
+        "--payload",
+        "-",
+        payload={
+            "dailySummary": "- fine",
+            "pages": [{"filename": "p.md", "content": page(body=SHAPES["npm token"])}],
+        },
+        code="secret",
+    )
+    assert snapshot(vault) == before
+    assert daily_files(vault) == []
