@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any, List
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from .conftest import ROOT, RUNTIME, base_env, make_repo, page
 
 sys.path.insert(0, str(ROOT / "runtime"))
-import echoes_vault as ev  # noqa: E402
+import echoes_vault as ev
 
 SUBPROCESS = settings(
     max_examples=10,
