@@ -1,0 +1,77 @@
+-- echoes-lsp: the EchoesVault language server.
+--
+-- A `lsp/*.lua` config (Neovim 0.11+): with this directory on 'runtimepath',
+-- `vim.lsp.enable('echoes_lsp')` starts the server for Markdown files inside an `EchoesVault/`.
+-- Override any field with `vim.lsp.config('echoes_lsp', { ... })`.
+
+---@type vim.lsp.Config
+return {
+  cmd = { 'echoes-lsp', 'serve' },
+  filetypes = { 'markdown' },
+
+  -- Documentation only: `root_dir` below wins. The workspace is the directory that holds
+  -- `EchoesVault/`; pages may sit deep inside it (pages/, daily/YYYY-MM-DD/, raw/...).
+  root_markers = { 'EchoesVault' },
+
+  -- Attach only to files inside an `EchoesVault/` folder, with the folder's parent as the root.
+  root_dir = function(bufnr, on_dir)
+    local root = require('echoes_lsp').root_dir(bufnr)
+    if root then
+      on_dir(root)
+    end
+  end,
+
+  -- Answered to the server's `workspace/configuration` requests (section `echoes`).
+  settings = {
+    echoes = {
+      runtime = {
+        -- python = '/usr/bin/python3', -- interpreter for the project runtime (default: the server's)
+        timeout = 30, -- seconds
+      },
+      diagnostics = {
+        debounce = 150, -- milliseconds
+        -- severity = { EV301 = 'hint', EV402 = 'off' },
+      },
+      secrets = { enabled = true },
+      exclude = {}, -- globs relative to the vault
+      agent = 'echoes-lsp', -- agent name recorded by the runtime
+    },
+  },
+
+  -- Sent in `initialize`. Left empty, the settings above are sent instead (see `before_init`), so
+  -- the server has them before it scans the vault.
+  init_options = {},
+
+  before_init = function(params, config)
+    if vim.tbl_isempty(params.initializationOptions or {}) then
+      params.initializationOptions = vim.deepcopy(config.settings or {})
+    end
+  end,
+
+  -- Diagnostics arrive by push. echoes-lsp uses pull diagnostics only with clients that it can ask
+  -- to re-pull (`workspace/diagnostic/refresh`), which Neovim 0.11 cannot; pages that link to a
+  -- changed page would otherwise keep stale diagnostics. Neovim would still pull on every edit and
+  -- keep those results in a second namespace, showing each diagnostic twice (or a stale copy).
+  on_init = function(client)
+    require('echoes_lsp').prefer_push_diagnostics(client)
+  end,
+
+  handlers = {
+    -- Status for `require('echoes_lsp').statusline()` and the `User EchoesStatusChanged` event.
+    ['echoes/statusChanged'] = function(err, result, ctx)
+      require('echoes_lsp').on_status(err, result, ctx)
+    end,
+    -- Shown as by default; remembered so that a failed command is not reported twice.
+    ['window/showMessage'] = function(err, params, ctx)
+      return require('echoes_lsp').on_show_message(err, params, ctx)
+    end,
+  },
+
+  -- Code actions that save ("Save through EchoesVault", "Overwrite the disk version ...") run the
+  -- same save as `:EchoesSave`, so the buffer is reloaded and clean afterwards.
+  commands = {
+    ['echoes.savePage'] = function(command, ctx)
+      require('echoes_lsp').save_command(command, ctx)
+    end,
+  },
+}

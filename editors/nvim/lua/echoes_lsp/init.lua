@@ -1,0 +1,569 @@
+-- echoes_lsp: Neovim commands for the EchoesVault language server (echoes-lsp).
+--
+-- Every write goes through the server's `workspace/executeCommand` commands, which run the
+-- project's portable runtime. See `editors/nvim/README.md`.
+
+local M = {}
+
+M.name = 'echoes_lsp'
+M.vault_dir = 'EchoesVault'
+
+--- Latest `echoes/statusChanged` notification per workspace URI.
+---@type table<string, table>
+M.statuses = {}
+---@type table?
+M.last_status = nil
+
+local defaults = {
+  -- Enable Neovim's built-in LSP completion (`vim.lsp.completion`) with autotrigger on the
+  -- server's trigger characters (`[`, `#`, `^`, `|`, ...). Leave false when using nvim-cmp.
+  completion = false,
+  -- Open the quickfix window after `:EchoesSearch`.
+  open_quickfix = true,
+}
+M.options = vim.deepcopy(defaults)
+
+local function notify(message, level)
+  vim.notify('EchoesVault: ' .. message, level or vim.log.levels.INFO)
+end
+
+local function error_message(err)
+  if type(err) == 'table' then
+    return tostring(err.message or vim.inspect(err))
+  end
+  return tostring(err)
+end
+
+-- The server reports each failure with `window/showMessage` before its error response; remember
+-- those messages so that the same failure is not shown twice.
+local shown = {} ---@type table<string, integer>
+
+--- `window/showMessage` handler: remember the message, then show it as Neovim does by default.
+function M.on_show_message(err, params, ctx)
+  if type(params) == 'table' and type(params.message) == 'string' then
+    shown[params.message] = vim.uv.now()
+  end
+  return vim.lsp.handlers['window/showMessage'](err, params, ctx)
+end
+
+local function already_shown(message)
+  local now = vim.uv.now()
+  for text, at in pairs(shown) do
+    if now - at > 10000 then
+      shown[text] = nil
+    elseif message == text or message:find(text, 1, true) then
+      return true
+    end
+  end
+  return false
+end
+
+local function notify_error(err)
+  local message = error_message(err)
+  if not already_shown(message) then
+    notify(message, vim.log.levels.ERROR)
+  end
+end
+
+-- Workspace ---------------------------------------------------------------------------------------
+
+--- The workspace of `path`: the parent of the nearest enclosing `EchoesVault/` folder.
+---@param path string absolute file or directory path
+---@return string?
+function M.find_workspace(path)
+  if not path or path == '' then
+    return nil
+  end
+  path = vim.fs.normalize(vim.fn.fnamemodify(path, ':p'))
+  local candidates = { path }
+  for dir in vim.fs.parents(path) do
+    candidates[#candidates + 1] = dir
+  end
+  for _, dir in ipairs(candidates) do
+    if vim.fs.basename(dir) == M.vault_dir then
+      local parent = vim.fs.dirname(dir)
+      if vim.fn.isdirectory(dir) == 1 or vim.fn.isdirectory(parent) == 1 then
+        return parent
+      end
+    end
+  end
+  return nil
+end
+
+--- Root for the LSP config: the workspace of a file buffer inside an `EchoesVault/`, else nil.
+---@param bufnr integer
+---@return string?
+function M.root_dir(bufnr)
+  bufnr = bufnr == 0 and vim.api.nvim_get_current_buf() or bufnr
+  if vim.bo[bufnr].buftype ~= '' then
+    return nil
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == '' or name:match('^%a[%w+.-]*://') then
+    return nil
+  end
+  return M.find_workspace(name)
+end
+
+-- Clients -----------------------------------------------------------------------------------------
+
+local function client_root(client)
+  return client.root_dir or (client.config and client.config.root_dir)
+end
+
+--- The echoes-lsp client for a buffer (attached to it), or for the whole editor: the one attached
+--- to the current buffer, else the one whose workspace holds the current directory, else any.
+---@param bufnr integer? buffer that the client must be attached to
+---@return vim.lsp.Client?
+function M.client(bufnr)
+  if bufnr then
+    return vim.lsp.get_clients({ name = M.name, bufnr = bufnr })[1]
+  end
+  local current = vim.lsp.get_clients({ name = M.name, bufnr = vim.api.nvim_get_current_buf() })[1]
+  if current then
+    return current
+  end
+  local clients = vim.lsp.get_clients({ name = M.name })
+  local cwd = vim.fs.normalize(vim.fn.getcwd())
+  for _, client in ipairs(clients) do
+    local root = client_root(client)
+    if root and (cwd == root or vim.startswith(cwd, root .. '/')) then
+      return client
+    end
+  end
+  return clients[1]
+end
+
+local function need_client(bufnr)
+  local client = M.client(bufnr)
+  if not client then
+    notify(
+      'echoes-lsp is not running'
+        .. (bufnr and ' for this buffer' or '')
+        .. ': open a page inside EchoesVault/ first (see :checkhealth vim.lsp)',
+      vim.log.levels.ERROR
+    )
+  end
+  return client
+end
+
+local function workspace_uri(client)
+  local root = client_root(client)
+  return root and vim.uri_from_fname(root) or nil
+end
+
+--- Run a server command with one object argument; `callback(err, result)`.
+---@param client vim.lsp.Client
+---@param command string
+---@param argument table
+---@param callback fun(err: table?, result: any)
+---@param bufnr integer?
+function M.execute(client, command, argument, callback, bufnr)
+  local params = { command = command, arguments = { argument } }
+  local ok = client:request('workspace/executeCommand', params, function(err, result)
+    callback(err, result)
+  end, bufnr or vim.api.nvim_get_current_buf())
+  if not ok then
+    callback({ message = 'echoes-lsp has shut down' }, nil)
+  end
+end
+
+--- Keep diagnostics in one namespace: when this Neovim cannot be asked to re-pull, the server
+--- pushes, so stop Neovim from also pulling (call from the config's `on_init`).
+---@param client vim.lsp.Client
+function M.prefer_push_diagnostics(client)
+  local refresh = vim.tbl_get(client.capabilities or {}, 'workspace', 'diagnostics', 'refreshSupport')
+  if not refresh and client.server_capabilities then
+    client.server_capabilities.diagnosticProvider = nil
+  end
+end
+
+-- Status ------------------------------------------------------------------------------------------
+
+--- Handler for the server's `echoes/statusChanged` notification.
+function M.on_status(_, result, _)
+  if type(result) ~= 'table' then
+    return
+  end
+  if result.workspace then
+    M.statuses[result.workspace] = result
+  end
+  M.last_status = result
+  vim.schedule(function()
+    vim.api.nvim_exec_autocmds('User', { pattern = 'EchoesStatusChanged', data = result })
+    vim.cmd('redrawstatus!')
+  end)
+end
+
+--- A short statusline item for the vault of the current buffer, e.g. `Echoes: healthy (12 pages)`.
+--- Empty when no echoes-lsp client serves the buffer's workspace.
+---@param bufnr integer?
+---@return string
+function M.statusline(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr) or M.client()
+  local status = client and M.statuses[workspace_uri(client) or ''] or nil
+  if not status then
+    return ''
+  end
+  local text = 'Echoes: ' .. tostring(status.integrity)
+  local issues = tonumber(status.issueCount) or 0
+  if issues > 0 then
+    text = text .. (' (%d issue%s)'):format(issues, issues == 1 and '' or 's')
+  elseif status.pages then
+    text = text .. (' (%d pages)'):format(tonumber(status.pages) or 0)
+  end
+  return text
+end
+
+local function show_markdown(markdown, title)
+  local lines = vim.split(markdown, '\n', { trimempty = false })
+  local buf, win = vim.lsp.util.open_floating_preview(lines, 'markdown', {
+    border = 'rounded',
+    focus_id = 'echoes_' .. title,
+    title = ' ' .. title .. ' ',
+    title_pos = 'center',
+  })
+  return buf, win
+end
+
+--- `:EchoesStatus`: the runtime's status card in a floating window.
+function M.status(callback)
+  local client = need_client()
+  if not client then
+    return
+  end
+  M.execute(client, 'echoes.status', { workspace = workspace_uri(client), format = 'card' }, function(err, result)
+    if err then
+      notify_error(err)
+    else
+      local markdown = type(result) == 'table' and result.markdown or vim.inspect(result)
+      show_markdown(markdown, 'EchoesVault status')
+    end
+    if callback then
+      callback(err, result)
+    end
+  end)
+end
+
+--- `:EchoesStart`: restore the session context (Markdown) in a floating window.
+function M.start(callback)
+  local client = need_client()
+  if not client then
+    return
+  end
+  M.execute(client, 'echoes.start', { workspace = workspace_uri(client) }, function(err, result)
+    if err then
+      notify_error(err)
+    else
+      show_markdown(type(result) == 'table' and result.markdown or '', 'EchoesVault session')
+    end
+    if callback then
+      callback(err, result)
+    end
+  end)
+end
+
+-- Search ------------------------------------------------------------------------------------------
+
+--- `:EchoesSearch {query}`: literal search of the pages, results in the quickfix list.
+function M.search(query, callback)
+  local client = need_client()
+  if not client then
+    return
+  end
+  if not query or vim.trim(query) == '' then
+    notify('give a search text: :EchoesSearch {query}', vim.log.levels.ERROR)
+    return
+  end
+  local root = client_root(client)
+  M.execute(client, 'echoes.search', { workspace = workspace_uri(client), query = query }, function(err, result)
+    if err then
+      notify_error(err)
+      if callback then
+        callback(err, nil)
+      end
+      return
+    end
+    local items = {}
+    for _, hit in ipairs(type(result) == 'table' and result.results or {}) do
+      local filename = hit.uri and vim.uri_to_fname(hit.uri) or vim.fs.joinpath(root or '', hit.file or '')
+      items[#items + 1] = { filename = filename, lnum = tonumber(hit.line) or 1, col = 1, text = hit.text or '' }
+    end
+    vim.fn.setqflist({}, ' ', { title = 'EchoesVault search: ' .. query, items = items })
+    if #items == 0 then
+      notify(('no page mentions "%s"'):format(query))
+    elseif M.options.open_quickfix then
+      vim.cmd('botright copen')
+    end
+    if result and result.truncated then
+      notify('more results than the limit; refine the query', vim.log.levels.WARN)
+    end
+    if callback then
+      callback(nil, items)
+    end
+  end)
+end
+
+-- Save --------------------------------------------------------------------------------------------
+
+local function is_stale(err)
+  if type(err) ~= 'table' then
+    return false
+  end
+  if type(err.data) == 'table' and err.data.code == 'EV701' then
+    return true
+  end
+  return tostring(err.message or ''):find('EV701', 1, true) ~= nil
+end
+
+local function reload(bufnr)
+  vim.api.nvim_buf_call(bufnr, function()
+    vim.cmd('silent edit!')
+  end)
+end
+
+--- Open the disk version of a page beside it, in diff mode.
+function M.diff_with_disk(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local path = vim.api.nvim_buf_get_name(bufnr)
+  local win = vim.fn.bufwinid(bufnr)
+  if win ~= -1 then
+    vim.api.nvim_set_current_win(win)
+  end
+  vim.cmd('diffthis')
+  vim.cmd('vertical new')
+  local disk = vim.api.nvim_get_current_buf()
+  vim.bo[disk].buftype = 'nofile'
+  vim.bo[disk].bufhidden = 'wipe'
+  vim.bo[disk].swapfile = false
+  local ok, lines = pcall(vim.fn.readfile, path)
+  vim.api.nvim_buf_set_lines(disk, 0, -1, false, ok and lines or {})
+  vim.bo[disk].modifiable = false
+  vim.bo[disk].filetype = vim.bo[bufnr].filetype
+  pcall(vim.api.nvim_buf_set_name, disk, 'echoes-disk://' .. path)
+  vim.cmd('diffthis')
+end
+
+M.stale_choices = {
+  overwrite = 'Overwrite the disk version with this buffer',
+  diff = 'Compare with the disk version (diff)',
+  reload = 'Reload the disk version (discard buffer changes)',
+  cancel = 'Cancel (keep both as they are)',
+}
+
+local function offer_overwrite(bufnr, err, opts)
+  local name = vim.fs.basename(vim.api.nvim_buf_get_name(bufnr))
+  notify_error(err)
+  local c = M.stale_choices
+  local choices = { c.overwrite, c.diff, c.reload, c.cancel }
+  vim.ui.select(choices, {
+    prompt = ('EV701: %s changed on disk since it was opened. What now?'):format(name),
+    kind = 'echoes_stale',
+  }, function(choice)
+    if choice == c.overwrite then
+      -- Explicit confirmation: the server re-reads the disk hash and replaces that version.
+      M.save(bufnr, { confirm_overwrite = true, on_done = opts.on_done })
+      return
+    end
+    if choice == c.diff then
+      M.diff_with_disk(bufnr)
+    elseif choice == c.reload then
+      reload(bufnr)
+    else
+      notify(('save cancelled; %s on disk was not changed'):format(name), vim.log.levels.WARN)
+    end
+    if opts.on_done then
+      opts.on_done(false, err)
+    end
+  end)
+end
+
+--- `:EchoesSave`: save the buffer through the runtime (hash-checked upsert), then reload it so it
+--- is clean. A page changed on disk since it was opened is refused (EV701); overwriting it needs
+--- an explicit choice.
+---@param bufnr integer?
+---@param opts {confirm_overwrite?: boolean|'ask', on_done?: fun(ok: boolean, result: any)}?
+function M.save(bufnr, opts)
+  opts = opts or {}
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local function done(ok, result)
+    if opts.on_done then
+      opts.on_done(ok, result)
+    end
+  end
+  local client = need_client(bufnr)
+  if not client then
+    return done(false, 'no client')
+  end
+  local argument = { uri = vim.uri_from_bufnr(bufnr) }
+  if opts.confirm_overwrite ~= nil then
+    -- true: the user already confirmed; 'ask': the server asks (window/showMessageRequest).
+    argument.confirmOverwrite = opts.confirm_overwrite
+  end
+  local tick = vim.b[bufnr].changedtick
+  M.execute(client, 'echoes.savePage', argument, function(err, result)
+    if err then
+      if is_stale(err) and opts.confirm_overwrite == nil then
+        return offer_overwrite(bufnr, err, opts)
+      end
+      notify_error(err)
+      return done(false, err)
+    end
+    if not vim.api.nvim_buf_is_valid(bufnr) then
+      return done(true, result)
+    end
+    if vim.b[bufnr].changedtick ~= tick then
+      notify('saved; the buffer changed meanwhile, so it was not reloaded', vim.log.levels.WARN)
+    else
+      reload(bufnr)
+    end
+    local page = type(result) == 'table' and result.page or vim.api.nvim_buf_get_name(bufnr)
+    notify(('%s %s'):format(type(result) == 'table' and result.action or 'saved', vim.fs.basename(page)))
+    done(true, result)
+  end, bufnr)
+end
+
+--- Client-side handler of the `echoes.savePage` command, used when it comes from a code action
+--- ("Save through EchoesVault", "Overwrite the disk version ..."): the same save, then the reload.
+---@param command lsp.Command
+---@param ctx table
+function M.save_command(command, ctx)
+  local argument = (command.arguments or {})[1] or {}
+  local bufnr = argument.uri and vim.uri_to_bufnr(argument.uri) or ctx.bufnr
+  M.save(bufnr, { confirm_overwrite = argument.confirmOverwrite })
+end
+
+-- Daily entries and session end -------------------------------------------------------------------
+
+--- `:EchoesAppend {text}`: write one scratchpad daily entry.
+function M.append(text, callback)
+  local client = need_client()
+  if not client then
+    return
+  end
+  if not text or vim.trim(text) == '' then
+    notify('nothing to append: give a text or select lines', vim.log.levels.ERROR)
+    return
+  end
+  M.execute(client, 'echoes.append', { workspace = workspace_uri(client), entry = text }, function(err, result)
+    if err then
+      notify_error(err)
+    else
+      local where = type(result) == 'table' and result.dailyLog or ''
+      notify('appended to ' .. vim.fn.fnamemodify(where, ':~:.'))
+    end
+    if callback then
+      callback(err, result)
+    end
+  end)
+end
+
+M.end_choices = { yes = 'Yes, end and save the session', no = 'No' }
+
+--- `:EchoesEnd [summary]`: ask for the daily summary (unless given) and a yes/no confirmation,
+--- then end the session. Nothing is saved without the explicit "yes".
+function M.end_session(summary, callback)
+  local client = need_client()
+  if not client then
+    return
+  end
+  local function finish(err, result)
+    if callback then
+      callback(err, result)
+    end
+  end
+  local function confirm(text)
+    vim.ui.select({ M.end_choices.yes, M.end_choices.no }, {
+      prompt = 'End the EchoesVault session and save it with this summary?',
+      kind = 'echoes_end',
+    }, function(choice)
+      if choice ~= M.end_choices.yes then
+        notify('session not ended')
+        return finish({ message = 'cancelled' }, nil)
+      end
+      M.execute(client, 'echoes.endSession', {
+        workspace = workspace_uri(client),
+        dailySummary = text,
+        confirmExplicitUserEnd = true,
+      }, function(err, result)
+        if err then
+          notify_error(err)
+        else
+          notify('session saved to ' .. vim.fn.fnamemodify(result.dailyLog or '', ':~:.'))
+        end
+        finish(err, result)
+      end)
+    end)
+  end
+  if summary and vim.trim(summary) ~= '' then
+    return confirm(summary)
+  end
+  vim.ui.input({ prompt = 'Daily summary: ' }, function(input)
+    if not input or vim.trim(input) == '' then
+      notify('session not ended (no summary given)')
+      return finish({ message = 'cancelled' }, nil)
+    end
+    confirm(input)
+  end)
+end
+
+-- Index -------------------------------------------------------------------------------------------
+
+local function simple(command, done_message)
+  return function(callback)
+    local client = need_client()
+    if not client then
+      return
+    end
+    M.execute(client, command, { workspace = workspace_uri(client) }, function(err, result)
+      if err then
+        notify_error(err)
+      else
+        notify(done_message)
+      end
+      if callback then
+        callback(err, result)
+      end
+    end)
+  end
+end
+
+M.rebuild_index = simple('echoes.rebuildIndex', 'index rebuilt')
+M.hydrate = simple('echoes.hydrate', 'index and local state refreshed')
+
+-- Selection ---------------------------------------------------------------------------------------
+
+--- Text of a command's range: the exact visual selection when the range came from it, else the
+--- whole lines.
+function M.range_text(line1, line2)
+  local vstart, vend = vim.fn.getpos("'<"), vim.fn.getpos("'>")
+  if vstart[2] == line1 and vend[2] == line2 and vim.fn.visualmode() ~= '' then
+    local ok, region = pcall(vim.fn.getregion, vstart, vend, { type = vim.fn.visualmode() })
+    if ok then
+      return table.concat(region, '\n')
+    end
+  end
+  return table.concat(vim.api.nvim_buf_get_lines(0, line1 - 1, line2, false), '\n')
+end
+
+-- Setup -------------------------------------------------------------------------------------------
+
+--- Optional: `require('echoes_lsp').setup({ completion = true })`.
+function M.setup(opts)
+  M.options = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  local group = vim.api.nvim_create_augroup('echoes_lsp_setup', { clear = true })
+  if M.options.completion then
+    vim.api.nvim_create_autocmd('LspAttach', {
+      group = group,
+      callback = function(args)
+        local client = vim.lsp.get_client_by_id(args.data.client_id)
+        if client and client.name == M.name then
+          vim.lsp.completion.enable(true, client.id, args.buf, { autotrigger = true })
+        end
+      end,
+    })
+  end
+end
+
+return M
