@@ -1,0 +1,32 @@
+-- Test init for headless Neovim: only editors/nvim on the runtimepath, the real echoes-lsp server,
+-- then the scenario driver once startup is complete.
+--
+-- Environment (set by tests/nvim/conftest.py):
+--   ECHOES_TEST_CMD       JSON list: the server command
+--   ECHOES_TEST_SETTINGS  JSON object merged into the config (optional)
+--   ECHOES_TEST_SCENARIO  scenario name (see driver.lua)
+--   ECHOES_TEST_OUT       path of the JSON report
+
+local here = vim.fs.dirname(vim.fs.normalize(debug.getinfo(1, 'S').source:sub(2)))
+local repo = vim.fs.dirname(vim.fs.dirname(here))
+vim.opt.runtimepath:prepend(repo .. '/editors/nvim')
+vim.opt.swapfile = false
+vim.opt.shadafile = 'NONE'
+vim.opt.showmode = false
+
+local config = { cmd = vim.json.decode(assert(vim.env.ECHOES_TEST_CMD)) }
+if vim.env.ECHOES_TEST_CONFIG and vim.env.ECHOES_TEST_CONFIG ~= '' then
+  config = vim.tbl_deep_extend('force', config, vim.json.decode(vim.env.ECHOES_TEST_CONFIG))
+end
+vim.lsp.config('echoes_lsp', config)
+vim.lsp.enable('echoes_lsp')
+
+vim.api.nvim_create_autocmd('VimEnter', {
+  once = true,
+  callback = function()
+    -- Outside the autocommand, so that editing a file fires BufRead and FileType as usual.
+    vim.schedule(function()
+      dofile(here .. '/driver.lua')
+    end)
+  end,
+})

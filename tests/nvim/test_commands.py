@@ -1,0 +1,70 @@
+"""`:EchoesStatus`, `:EchoesSearch`, the statusline, `:EchoesAppend` and `:EchoesEnd`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .harness import NvimRun, scenario_run
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> NvimRun:
+    return scenario_run(tmp_path_factory, "commands")
+
+
+@pytest.fixture(scope="module")
+def journal(tmp_path_factory: pytest.TempPathFactory) -> NvimRun:
+    return scenario_run(tmp_path_factory, "journal")
+
+
+def test_status_notification_and_statusline(run: NvimRun) -> None:
+    status = run["status_notification"]
+    assert status["workspace"] == run.workspace.as_uri()
+    assert status["integrity"] == "healthy"
+    assert status["issueCount"] == 0
+    assert status["pages"] == 3
+    assert run["statusline"] == "Echoes: healthy (3 pages)"
+
+
+def test_status_card_in_a_float(run: NvimRun) -> None:
+    card = run["status_card"]
+    assert card[0] == "## EchoesVault status"
+    assert any("Integrity" in line and "healthy" in line for line in card)
+
+
+def test_search_fills_the_quickfix_list(run: NvimRun) -> None:
+    run.ok()
+    assert run["quickfix_title"] == "EchoesVault search: token"
+    hits = {(Path(item["file"]).name, item["lnum"]) for item in run["quickfix"]}
+    assert ("session-tokens.md", 12) in hits  # `## Token lifetime`
+    assert ("auth-architecture.md", 10) in hits
+    pages = run.workspace / "EchoesVault" / "pages"
+    for item in run["quickfix"]:
+        lines = Path(item["file"]).read_text(encoding="utf-8").split("\n")
+        assert lines[item["lnum"] - 1] == item["text"]
+        assert Path(item["file"]).parent == pages
+    assert run["quickfix_open"] is True
+
+
+def test_append_text_and_range(journal: NvimRun) -> None:
+    texts = [entry["text"] for entry in journal["appended"]]
+    assert len(texts) == 2
+    assert any("Decided to keep repositories thin." in t for t in texts)
+    assert any(
+        "Queries live in repositories; services never open connections themselves.\n"
+        "See [[auth-architecture]] for who may call them." in t
+        for t in texts
+    )
+    assert all("scratchpad" in Path(e["file"]).name for e in journal["appended"])
+
+
+def test_end_asks_for_summary_and_confirmation(journal: NvimRun) -> None:
+    journal.ok()
+    assert [i["prompt"] for i in journal["inputs"]] == ["Daily summary: ", "Daily summary: "]
+    assert [s["chosen"] for s in journal["selects"]] == ["No", "Yes, end and save the session"]
+    assert journal["after_decline"] == 2, "declining writes nothing"
+    sessions = [e for e in journal["after_end"] if "-session-" in Path(e["file"]).name]
+    assert len(sessions) == 1
+    assert "Repository layer decisions recorded." in sessions[0]["text"]
