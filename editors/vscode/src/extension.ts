@@ -742,15 +742,25 @@ class Commands {
     return this.save(document, true);
   }
 
-  /** Reverts the document's editor so the buffer equals what the runtime wrote. */
-  private async reloadFromDisk(document: vscode.TextDocument): Promise<void> {
-    const visible = vscode.window.visibleTextEditors.find((e) => e.document === document);
-    await vscode.window.showTextDocument(document, {
-      preview: false,
-      preserveFocus: false,
-      viewColumn: visible?.viewColumn,
-    });
+  /**
+   * Reverts the document's editor so the buffer equals what the runtime wrote. VS Code reverts
+   * only the active editor, so the document is shown first (and, with `restoreFocus`, the editor
+   * that was active before is shown again afterwards).
+   */
+  private async reloadFromDisk(document: vscode.TextDocument, restoreFocus = false): Promise<void> {
+    const previous = vscode.window.activeTextEditor;
+    if (previous?.document !== document) {
+      const visible = vscode.window.visibleTextEditors.find((e) => e.document === document);
+      await vscode.window.showTextDocument(document, {
+        preview: false,
+        preserveFocus: false,
+        viewColumn: visible?.viewColumn,
+      });
+    }
     await vscode.commands.executeCommand('workbench.action.files.revert');
+    if (restoreFocus && previous && previous.document !== document) {
+      await vscode.window.showTextDocument(previous.document, { viewColumn: previous.viewColumn, preview: false });
+    }
   }
 
   /**
@@ -761,8 +771,10 @@ class Commands {
    *    then writes the identical bytes;
    *  - refused (EV701, invalid page, …): the buffer is replaced by the disk content, so VS Code
    *    writes back what is already on disk, and the editor's version is kept for the user to
-   *    restore (one Undo, or "Restore my edits").
-   * Auto saves are not intercepted (see docs).
+   *    restore (one Undo, or "Restore my edits");
+   *  - no answer within the participant's time budget: as refused, and the real outcome is
+   *    reported when the runtime answers (an accepted save then shows up as a change on disk).
+   * Auto saves are not intercepted: they are ordinary VS Code saves (see docs/vscode.md).
    */
   onWillSave(event: vscode.TextDocumentWillSaveEvent): void {
     const document = event.document;
@@ -774,36 +786,62 @@ class Commands {
       return;
     }
     const mode = saveMode(vscode.workspace.getConfiguration(SECTION, document.uri).get('saveThroughRuntime'));
-    if (mode !== 'always' || event.reason !== vscode.TextDocumentSaveReason.Manual) {
+    if (mode !== 'always') {
+      return;
+    }
+    if (event.reason !== vscode.TextDocumentSaveReason.Manual) {
+      this.warnAboutAutoSave();
       return;
     }
     event.waitUntil(this.participate(document));
   }
 
+  private autoSaveWarned = false;
+
+  private warnAboutAutoSave(): void {
+    if (this.autoSaveWarned) {
+      return;
+    }
+    this.autoSaveWarned = true;
+    this.log.warn('Auto save wrote a page without the EchoesVault runtime (auto saves are not intercepted).');
+    void vscode.window
+      .showWarningMessage(
+        'EchoesVault: auto save writes pages directly, without the hash-checked runtime. ' +
+          'echoes.saveThroughRuntime only applies to explicit saves.',
+        'Turn off auto save for Markdown',
+      )
+      .then(async (choice) => {
+        if (choice) {
+          await vscode.workspace
+            .getConfiguration('files', { languageId: 'markdown' })
+            .update('autoSave', 'off', vscode.ConfigurationTarget.Global, true);
+        }
+      });
+  }
+
   private async participate(document: vscode.TextDocument): Promise<vscode.TextEdit[]> {
     const name = baseName(document.uri.fsPath);
     const mine = document.getText();
-    const outcome = await Promise.race([
-      this.host
-        .execute('echoes.savePage', { uri: document.uri.toString() })
-        .then(() => ({ ok: true as const }))
-        .catch((error: unknown) => ({ ok: false as const, text: errorText(error) })),
-      new Promise<{ ok: false; text: string; timeout: true }>((resolve) =>
-        setTimeout(() => resolve({ ok: false, text: 'timed out', timeout: true }), PARTICIPANT_BUDGET_MS),
-      ),
+    type Answer = { ok: true } | { ok: false; text: string };
+    const request: Promise<Answer> = this.host
+      .execute('echoes.savePage', { uri: document.uri.toString() })
+      .then(
+        (): Answer => ({ ok: true }),
+        (error: unknown): Answer => ({ ok: false, text: errorText(error) }),
+      );
+    const first = await Promise.race([
+      request,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), PARTICIPANT_BUDGET_MS)),
     ]);
-    this.log.info(`Save participant for ${name}: ${outcome.ok ? 'saved through the runtime' : outcome.text}`);
-    if (outcome.ok) {
+    this.log.info(
+      `Save participant for ${name}: ${first === undefined ? 'no answer yet' : first.ok ? 'saved through the runtime' : first.text}`,
+    );
+    if (first?.ok) {
       // The runtime wrote the buffer. Reload so VS Code's own write that follows is of the same
       // bytes against the new file (no "file is newer" conflict).
-      if (vscode.window.activeTextEditor?.document === document) {
-        await vscode.commands.executeCommand('workbench.action.files.revert');
-      }
+      await this.reloadFromDisk(document, true);
       vscode.window.setStatusBarMessage(`$(check) EchoesVault: ${name} saved through the runtime`, 5000);
       return [];
-    }
-    if ('timeout' in outcome) {
-      this.log.warn(`Save participant for ${name}: the runtime did not answer within ${PARTICIPANT_BUDGET_MS} ms.`);
     }
     let onDisk: string;
     try {
@@ -811,23 +849,43 @@ class Commands {
     } catch {
       return [];
     }
-    const stash = await this.views.put(`${name} (your edits).md`, mine);
-    void vscode.window
-      .showErrorMessage(
-        `EchoesVault refused to save ${name}: ${outcome.text}. The editor now shows the file on disk; your edits are kept.`,
-        'Restore my edits',
-        'Compare',
-      )
-      .then(async (choice) => {
-        if (choice === 'Restore my edits') {
-          const edit = new vscode.WorkspaceEdit();
-          edit.replace(document.uri, fullRange(document), mine);
-          await vscode.workspace.applyEdit(edit);
-        } else if (choice === 'Compare') {
-          await vscode.commands.executeCommand('vscode.diff', document.uri, stash, `${name} (on disk) ↔ your edits`);
+    if (first === undefined) {
+      void request.then(async (late) => {
+        this.log.info(`Save participant for ${name}, late answer: ${late.ok ? 'saved' : late.text}`);
+        if (late.ok) {
+          vscode.window.setStatusBarMessage(`$(check) EchoesVault: ${name} saved through the runtime`, 5000);
+          if (vscode.window.activeTextEditor?.document === document && !document.isDirty) {
+            await vscode.commands.executeCommand('workbench.action.files.revert');
+          }
+        } else {
+          this.reportRefusal(document, mine, late.text);
         }
       });
+    } else {
+      this.reportRefusal(document, mine, first.text);
+    }
     return [vscode.TextEdit.replace(fullRange(document), onDisk)];
+  }
+
+  private reportRefusal(document: vscode.TextDocument, mine: string, text: string): void {
+    const name = baseName(document.uri.fsPath);
+    void this.views.put(`${name} (your edits).md`, mine).then((stash) =>
+      vscode.window
+        .showErrorMessage(
+          `EchoesVault refused to save ${name}: ${text}. The editor now shows the file on disk; your edits are kept.`,
+          'Restore my edits',
+          'Compare',
+        )
+        .then(async (choice) => {
+          if (choice === 'Restore my edits') {
+            const edit = new vscode.WorkspaceEdit();
+            edit.replace(document.uri, fullRange(document), mine);
+            await vscode.workspace.applyEdit(edit);
+          } else if (choice === 'Compare') {
+            await vscode.commands.executeCommand('vscode.diff', document.uri, stash, `${name} (on disk) ↔ your edits`);
+          }
+        }),
+    );
   }
 }
 
