@@ -144,7 +144,8 @@ def generate(
         (directory / name).write_text(body, encoding="utf-8")
     for number in range(min(20, max(1, pages // 500))):
         (vault / "assets" / f"diagram-{number:03d}.svg").write_text(
-            f'<svg xmlns="http://www.w3.org/2000/svg"><text>{number}</text></svg>\n', encoding="utf-8"
+            f'<svg xmlns="http://www.w3.org/2000/svg"><text>{number}</text></svg>\n',
+            encoding="utf-8",
         )
     (vault / "raw" / "notes.txt").write_text("raw material kept for later\n", encoding="utf-8")
     run_runtime(root, "rebuild-index")
