@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 RUNTIME = Path(__file__).resolve().parent.parent / "runtime" / "echoes_vault.py"
 GENERATOR_VERSION = 1
@@ -159,7 +159,7 @@ def generate(
     return root
 
 
-def cached_vault(cache_dir: Path, pages: int, seed: int = 0, **options: int) -> Path:
+def cached_vault(cache_dir: Path, pages: int, seed: int = 0, **options: Any) -> Path:
     """A generated vault reused across runs while the generator and parameters are unchanged."""
     root = Path(cache_dir) / f"vault-{pages}-{seed}"
     stamp = root / ".bench-vault.json"
