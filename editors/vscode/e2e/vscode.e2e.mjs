@@ -8,7 +8,7 @@
 //   E2E_FIXTURE      fixture folder (pages/ to copy into a fresh vault)
 //   E2E_ARTIFACTS    where the screenshot goes
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -613,6 +613,116 @@ async function main() {
         }
       },
       { needs: ['4. Save through EchoesVault writes the buffer through the runtime'] },
+    );
+
+    // The palette commands, against the same vault.
+    const dailyFiles = () => {
+      const daily = path.join(workspace, 'EchoesVault', 'daily');
+      if (!existsSync(daily)) {
+        return [];
+      }
+      return readdirSync(daily, { recursive: true })
+        .map((f) => path.join(daily, String(f)))
+        .filter((f) => f.endsWith('.md'));
+    };
+    const quickInputType = async (text) => {
+      const input = page.locator('.quick-input-widget input.input');
+      await input.waitFor({ state: 'visible', timeout: 10000 });
+      await input.fill(text);
+      await page.keyboard.press('Enter');
+    };
+    const cleanSlate = async () => {
+      await wb.runCommand('File: Revert File').catch(() => {});
+      await wb.runCommand('View: Close All Editors');
+      await wb.clearNotifications();
+    };
+
+    await test(
+      '8. Show status opens the status card in a Markdown preview',
+      async () => {
+        await cleanSlate();
+        await wb.runCommand('EchoesVault: Show status');
+        await page.locator('.tab', { hasText: 'EchoesVault status.md' }).first().waitFor({ timeout: 30000 });
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '9. Search lists matching lines and opens the chosen one at its line',
+      async () => {
+        await cleanSlate();
+        await wb.runCommand('EchoesVault: Search');
+        await quickInputType('gateway');
+        const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'token-refresh.md:10' }).first();
+        await row.waitFor({ timeout: 30000 });
+        await row.click();
+        await page.locator('.tab.active', { hasText: 'token-refresh.md' }).waitFor({ timeout: 15000 });
+        await waitFor(async () => /Ln 10,/.test(await page.locator('.statusbar').innerText()), {
+          timeout: 10000,
+          message: 'the cursor on line 10',
+        });
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '10. Append to scratchpad writes a new daily entry',
+      async () => {
+        const before = new Set(dailyFiles());
+        await wb.runCommand('EchoesVault: Append to scratchpad');
+        await quickInputType('- Checked the scratchpad from VS Code.');
+        const created = await waitFor(
+          () => dailyFiles().find((f) => !before.has(f) && readFileSync(f, 'utf8').includes('Checked the scratchpad from VS Code.')),
+          { timeout: 30000, message: 'a new scratchpad file with the entry' },
+        );
+        if (!/scratchpad/.test(path.basename(created))) {
+          throw new Error(`unexpected daily file name ${created}`);
+        }
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '11. Rebuild index reports success',
+      async () => {
+        await wb.clearNotifications();
+        await wb.runCommand('EchoesVault: Rebuild index');
+        await waitFor(async () => (await wb.notificationsText()).includes('index rebuilt'), {
+          timeout: 30000,
+          message: 'the "index rebuilt" notification',
+        });
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '12. End session asks in a dialog, then writes the session entry',
+      async () => {
+        await wb.clearNotifications();
+        const before = new Set(dailyFiles());
+        await wb.runCommand('EchoesVault: End session');
+        await quickInputType('- Finished the VS Code end-to-end run.');
+        const dialog = page.locator('.monaco-dialog-box');
+        await dialog.waitFor({ timeout: 10000 });
+        if (dailyFiles().length !== before.size) {
+          throw new Error('a daily file was written before the confirmation');
+        }
+        await dialog.locator('.monaco-button', { hasText: /^End session$/ }).first().click();
+        await waitFor(
+          () => dailyFiles().find((f) => !before.has(f) && readFileSync(f, 'utf8').includes('Finished the VS Code end-to-end run.')),
+          { timeout: 30000, message: 'a new session file with the summary' },
+        );
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '13. Restore context opens the context in a Markdown preview',
+      async () => {
+        await wb.runCommand('EchoesVault: Restore context');
+        await page.locator('.tab', { hasText: 'EchoesVault context.md' }).first().waitFor({ timeout: 30000 });
+      },
+      { needs: ['1. open a page with known defects'] },
     );
   } catch (error) {
     results.push({ name: 'setup', ok: false });
