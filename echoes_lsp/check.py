@@ -153,7 +153,17 @@ def _no_vault(path: str) -> str:
 def resolve_targets(paths: Sequence[str], errors: List[str], notes: List[str]) -> List[Target]:
     """Group the named paths by workspace; unusable paths are described in `errors`."""
     targets: Dict[str, Target] = {}
-    for raw in paths or [os.getcwd()]:
+    if not paths:
+        cwd = _canonical(os.getcwd())
+        try:
+            found = find_workspace(cwd)
+        except (OSError, RuntimeError):
+            found = None
+        if found is None:
+            errors.append(_no_vault(cwd))
+        else:
+            targets[found] = Target(found, whole=True)
+    for raw in paths:
         path = _canonical(raw)
         if not os.path.lexists(path):
             errors.append(f"{raw}: no such file or folder")
@@ -189,11 +199,12 @@ def resolve_targets(paths: Sequence[str], errors: List[str], notes: List[str]) -
 
 
 class Progress:
-    """`checked 1200/10000` on a TTY stderr for large vaults; silent otherwise."""
+    """`checked 1200/10000 files` on stderr (the caller enables it for a terminal and more than
+    1,000 pages)."""
 
     def __init__(self, total: int, enabled: bool) -> None:
         self.total = total
-        self.enabled = enabled and total > PROGRESS_THRESHOLD
+        self.enabled = enabled
         self.last = 0.0
 
     def update(self, done: int, what: str) -> None:
@@ -203,7 +214,7 @@ class Progress:
         if now - self.last < 0.05 and done < self.total:
             return
         self.last = now
-        sys.stderr.write(f"\r\x1b[Kechoes-lsp: {what} {done}/{self.total} pages")
+        sys.stderr.write(f"\r\x1b[Kechoes-lsp: {what} {done}/{self.total} files")
         sys.stderr.flush()
 
     def done(self) -> None:
@@ -460,6 +471,12 @@ def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
         targets = resolve_targets(args.paths, errors, notes)
     for message in errors:
         sys.stderr.write(f"echoes-lsp check: error: {message}\n")
+    if not targets:
+        for note in notes:
+            sys.stderr.write(f"echoes-lsp check: {note}\n")
+        if not errors:
+            sys.stderr.write("echoes-lsp check: nothing to check\n")
+        return EXIT_USAGE if errors else EXIT_CLEAN
     spaces = [load_workspace(target, flags, args.isolated) for target in targets]
     for space in spaces:
         for path, text in overlays.items():
@@ -467,7 +484,8 @@ def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
                 space.vault.open(path, text)
         space.scope(notes)
     total = sum(len(space.files) for space in spaces)
-    progress = Progress(total, _stderr_tty())
+    pages = sum(len(space.vault.by_key) for space in spaces)
+    progress = Progress(total, pages > PROGRESS_THRESHOLD and _stderr_tty())
     done = 0
     for space in spaces:
         if progress.enabled and space.target.whole:

@@ -243,6 +243,7 @@ def watch(args: argparse.Namespace, flags: Dict[str, object]) -> int:
         for item in watched:
             item.check_all()
         report = _report(watched, time.perf_counter() - started, cwd)
+        last_failed = report.failed
         roots = ", ".join(display_path(item.space.vault.root, cwd) for item in watched)
         sources = SourceCache()
         _print(
@@ -253,7 +254,6 @@ def watch(args: argparse.Namespace, flags: Dict[str, object]) -> int:
             tty,
             sources,
         )
-        last_failed = report.failed
         while True:
             time.sleep(args.poll_interval)
             changes = [(item, *item.poll()) for item in watched]
@@ -284,8 +284,8 @@ def watch(args: argparse.Namespace, flags: Dict[str, object]) -> int:
             )
             if gone:
                 header += f"\n{', '.join(gone)} is missing; waiting for it to come back"
-            _print(args, report, header, tty, sources)
             last_failed = report.failed
+            _print(args, report, header, tty, sources)
     except KeyboardInterrupt:
         if _is_tty():
             sys.stdout.write("\n")
