@@ -2452,7 +2452,7 @@ def _shell_quote(text: str) -> str:
 def _suggest(prefix: str, paths: Sequence[str]) -> str:
     """A git command for `paths`, collapsed to their directories when the list is long."""
     targets = list(paths)
-    if len(targets) > 10:
+    if len(targets) > 100:
         targets = sorted({p.rsplit("/", 1)[0] if "/" in p else p for p in targets})
     return prefix + " -- " + " ".join(_shell_quote(p) for p in targets)
 

@@ -1,0 +1,110 @@
+"""A tour of the portable runtime on the demo vault (a fictional payments service).
+
+Run it with `make demo` or `python examples/demo.py`.
+
+The runtime resolves `--workspace` to the enclosing Git repository's top level, exactly as agents
+rely on. `examples/demo-vault/` lives inside the echoes-lsp repository, so pointing the runtime at it
+directly would address the echoes-lsp checkout instead. The demo therefore copies the vault to a
+temporary directory, makes that copy its own Git repository (with the durable files committed, as a
+real project would have them), and runs the bundled runtime there:
+
+1. `hydrate` rebuilds the ignored, local-only `index.md` and state, which a fresh clone lacks;
+2. `status --format card` shows the read-only health card;
+3. `search idempotency` shows a literal search over the knowledge pages.
+
+Nothing in the repository is modified. Set ECHOES_DEMO_KEEP=1 to keep the temporary copy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import List
+
+HERE = Path(__file__).resolve().parent
+DEMO_VAULT = HERE / "demo-vault"
+RUNTIME = HERE.parent / "runtime" / "echoes_vault.py"
+LOCAL_ONLY = (
+    "EchoesVault/index.md",
+    ".echoes-vault/state.json",
+    ".echoes-vault/lock",
+    ".echoes-vault/index-cache.json",
+)
+
+
+def runtime(workspace: Path, *args: str) -> str:
+    process = subprocess.run(
+        [sys.executable, str(RUNTIME), "--workspace", str(workspace), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if process.returncode != 0:
+        raise SystemExit(
+            f"runtime {' '.join(args)} failed ({process.returncode}): {process.stderr.strip()}"
+        )
+    return process.stdout
+
+
+def git(workspace: Path, *args: str) -> None:
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="Demo",
+        GIT_AUTHOR_EMAIL="demo@example.invalid",
+        GIT_COMMITTER_NAME="Demo",
+        GIT_COMMITTER_EMAIL="demo@example.invalid",
+    )
+    subprocess.run(["git", *args], cwd=workspace, env=env, check=True, capture_output=True)
+
+
+def copy_vault(target: Path) -> Path:
+    ignore = shutil.ignore_patterns(
+        "index.md", "state.json", "lock", "index-cache.json", "__pycache__"
+    )
+    shutil.copytree(DEMO_VAULT, target, ignore=ignore)
+    if shutil.which("git"):
+        git(target, "init", "-q")
+        git(target, "add", "-A")
+        git(target, "commit", "-q", "-m", "Demo vault")
+    else:  # without Git the copy is still its own workspace (no enclosing repository)
+        (target / ".git").mkdir()
+    return target
+
+
+def heading(title: str) -> None:
+    print(f"\n{'=' * 72}\n{title}\n{'=' * 72}\n")
+
+
+def main(argv: List[str]) -> int:
+    query = argv[0] if argv else "idempotency"
+    temporary = Path(tempfile.mkdtemp(prefix="echoes-demo-"))
+    try:
+        workspace = copy_vault(temporary / "lumen-pay")
+        heading("hydrate: rebuild the local index and state of a fresh clone")
+        refreshed = json.loads(runtime(workspace, "hydrate"))
+        refresh = refreshed["indexRefresh"]
+        print(
+            f"index {refresh['status']}: {refresh['pages']} pages, sha256 {refresh['sha256'][:16]}…"
+        )
+        heading("status --format card (read-only)")
+        print(runtime(workspace, "status", "--format", "card"), end="")
+        heading(f"search {query!r}")
+        found = json.loads(runtime(workspace, "search", query, "--limit", "10"))
+        for result in found["results"]:
+            print(f"{result['file']}:{result['line']}: {result['text']}")
+        if found["truncated"]:
+            print("… more results (raise --limit)")
+        print(f"\n({len(found['results'])} results; workspace copy: {workspace})")
+        return 0
+    finally:
+        if os.environ.get("ECHOES_DEMO_KEEP") != "1":
+            shutil.rmtree(temporary, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,40 @@
+"""The demo vault and `examples/demo.py`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from .conftest import ROOT, RUNTIME, snapshot
+
+DEMO = ROOT / "examples" / "demo.py"
+DEMO_VAULT = ROOT / "examples" / "demo-vault"
+
+
+def test_demo_runs_read_only_against_a_copy() -> None:
+    before = snapshot(DEMO_VAULT)
+    process = subprocess.run(
+        [sys.executable, str(DEMO)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert process.returncode == 0, process.stderr
+    out = process.stdout
+    assert "## EchoesVault status" in out and "**Integrity:** healthy" in out
+    assert "**Pages:** 7 (1 deprecated)" in out and "**Git:** ready" in out
+    assert "EchoesVault/pages/idempotency-keys.md:" in out
+    assert snapshot(DEMO_VAULT) == before
+
+
+def test_demo_vault_is_committed_without_local_files() -> None:
+    assert (DEMO_VAULT / "EchoesVault/.echoes-vault.json").is_file()
+    for rel in (
+        "EchoesVault/index.md",
+        ".echoes-vault/state.json",
+        ".echoes-vault/lock",
+        ".echoes-vault/index-cache.json",
+    ):
+        assert not (DEMO_VAULT / rel).exists(), rel
+
+
+def test_demo_vault_runtime_matches_the_bundled_runtime() -> None:
+    """Refresh with: cp runtime/echoes_vault.py examples/demo-vault/.echoes-vault/echoes_vault.py"""
+    assert (DEMO_VAULT / ".echoes-vault/echoes_vault.py").read_bytes() == RUNTIME.read_bytes()
