@@ -178,3 +178,26 @@ def test_s7_2_lone_surrogate_content_is_refused_cleanly(rt: Runtime, vault: Path
     raw = b'{"filename": "s.md", "content": "---\\ntype: a\\nstack: []\\nstatus: a\\nsummary: \\ud800\\n---\\n"}'
     rt.fail("upsert", "--payload", "-", stdin=raw, code="payload")
     assert snapshot(vault, lock_ok=True) == before
+
+
+def test_s16_symlinked_index_and_state_are_refused(
+    rt: Runtime, vault: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("not yours\n")
+    index = vault / "EchoesVault/index.md"
+    index.unlink()
+    index.symlink_to(outside)
+    rt.fail("rebuild-index", code="symlink")
+    rt.fail(
+        "upsert", "--payload", "-", payload={"filename": "x.md", "content": page()}, code="symlink"
+    )
+    assert outside.read_text() == "not yours\n"
+    assert not (pages_dir(vault) / "x.md").exists()
+    index.unlink()
+    state = vault / ".echoes-vault/state.json"
+    state.unlink()
+    state.symlink_to(outside)
+    rt.fail("hydrate", code="symlink")
+    assert outside.read_text() == "not yours\n"
+    assert rt.ok("status")["state"]["status"] == "symlink"

@@ -1030,7 +1030,7 @@ def atomic_write(path: str, data: bytes, mode: Optional[int] = None) -> None:
             while view:
                 written = os.write(fd, view)
                 view = view[written:]
-            if mode is not None:
+            if mode is not None and hasattr(os, "fchmod"):
                 os.fchmod(fd, mode)
             os.fsync(fd)
         finally:
@@ -1199,6 +1199,14 @@ class VaultLock:
 
     def __enter__(self) -> VaultLock:
         self.acquire()
+        try:
+            # Fail closed before the first write: the generated files every writer may replace
+            # must not be links or directories (spec 16).
+            for rel in (f"{VAULT_DIR}/{INDEX_NAME}", f"{RUNTIME_DIR}/{STATE_NAME}"):
+                check_target(self.ws, rel)
+        except BaseException:
+            self.release()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
