@@ -3667,6 +3667,7 @@ def cmd_end(ctx: Context, args: Any) -> Dict[str, Any]:
         scan = scan_pages(ws, cache)
         for page in pages:
             _check_against_disk(ws, page, scan)
+        ensure_dir(ws, f"{VAULT_DIR}/{DAILY_DIR}")  # refuse a linked daily/ before any page write
         refresh = _write_pages(ws, pages, scan, cache, "end")
         moment = _now_utc()
         path = write_daily_entry(ws, "session", agent, summary)
