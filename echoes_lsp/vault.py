@@ -271,7 +271,10 @@ class Vault:
         if kind == PAGE:
             entry.stem = rules.nfc(rel.split("/")[-1][:-3])
             entry.key = rules.page_key(entry.stem)
-            self.by_key.setdefault(entry.key, []).append(path)
+            holders = self.by_key.setdefault(entry.key, [])
+            holders.append(path)
+            # Colliding pages: links resolve to the first by path, whatever the discovery order.
+            holders.sort()
         elif kind == ASSET:
             for name in self._asset_names(rel):
                 self.assets.setdefault(name, []).append(path)
