@@ -224,25 +224,27 @@ class Vault:
 
     def walk(self) -> Iterator[Tuple[str, str, bool]]:
         """(path, rel, is_symlink) of every vault file; dot-folders and excludes skipped."""
-        stack = [self.root]
+        stack: List[Tuple[str, str]] = [(self.root, "")]
+        patterns = self.exclude
         while stack:
-            directory = stack.pop()
+            directory, prefix = stack.pop()
             try:
                 iterator = os.scandir(directory)
             except OSError:
                 continue
             with iterator:
                 for item in iterator:
-                    rel = os.path.relpath(item.path, self.root).replace(os.sep, "/")
-                    if item.name.startswith(".") and item.name != rules.MARKER_NAME:
+                    name = item.name
+                    if name[0] == "." and name != rules.MARKER_NAME:
                         continue
-                    if self.excluded(rel):
+                    rel = prefix + name
+                    if patterns and any(fnmatch.fnmatch(rel, pattern) for pattern in patterns):
                         continue
                     try:
                         if item.is_symlink():
                             yield item.path, rel, True
                         elif item.is_dir(follow_symlinks=False):
-                            stack.append(item.path)
+                            stack.append((item.path, rel + "/"))
                         else:
                             yield item.path, rel, False
                     except OSError:

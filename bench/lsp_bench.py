@@ -1,0 +1,295 @@
+"""Language-server benchmark: a real LSP client drives `echoes-lsp serve` over stdio.
+
+Measures, on generated vaults (default 1,000 and 10,000 pages; `--large` adds 50,000):
+- initialize → first diagnostics of an opened page (fresh server each run);
+- `[[` completion latency;
+- references on a page with 500 backlinks;
+- didChange → diagnostics with the debounce set to 0;
+- workspace symbols;
+- resident memory of the server once the vault is fully indexed.
+Prints p50 and p95 (milliseconds) per measure. Not a test: it never fails on timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import vaultgen  # noqa: E402
+
+CACHE = Path(__file__).resolve().parent / ".vaults"
+HUB = "hub-page"
+HUB_BACKLINKS = 500
+SERVER = [sys.executable, "-m", "echoes_lsp", "serve"]
+
+
+def hub_vault(pages: int) -> Path:
+    """A generated vault plus a page that 500 other pages link to."""
+    root = CACHE / f"lsp-{pages}"
+    stamp = root / ".lsp-bench.json"
+    wanted = {"pages": pages, "generator": vaultgen.GENERATOR_VERSION, "hub": HUB_BACKLINKS}
+    if stamp.exists() and json.loads(stamp.read_text(encoding="utf-8")) == wanted:
+        return root
+    if root.exists():
+        shutil.rmtree(root)
+    vaultgen.generate(root, pages, commit=False)
+    pages_dir = root / "EchoesVault" / "pages"
+    (pages_dir / f"{HUB}.md").write_text(
+        "---\ntype: architecture\nstack: []\nstatus: active\nsummary: The hub.\n---\n\n# Hub\n",
+        encoding="utf-8",
+    )
+    for path in vaultgen.pages_of(root)[: min(HUB_BACKLINKS, pages)]:
+        if path.stem == HUB:
+            continue
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(f"\nDepends on [[{HUB}]].\n")
+    stamp.write_text(json.dumps(wanted) + "\n", encoding="utf-8")
+    return root
+
+
+def percentile(samples: List[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    index = min(len(ordered) - 1, max(0, int(round(fraction * (len(ordered) - 1)))))
+    return ordered[index]
+
+
+class Bench:
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self.client = LanguageClient("echoes-bench", "1")
+        self.diagnostics: Dict[str, asyncio.Event] = {}
+        self.ready = asyncio.Event()
+        self.version = 1
+
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def published(params: types.PublishDiagnosticsParams) -> None:
+            event = self.diagnostics.get(params.uri)
+            if event is not None:
+                event.set()
+
+        @self.client.feature("echoes/statusChanged")
+        def status(params: Any) -> None:
+            ready = params.get("ready") if isinstance(params, dict) else getattr(params, "ready", None)
+            if ready:
+                self.ready.set()
+
+        @self.client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def progress_create(params: Any) -> None:
+            return None
+
+        @self.client.feature(types.WORKSPACE_CONFIGURATION)
+        def configuration(params: Any) -> List[Any]:
+            return [{"diagnostics": {"debounce": 0}}]
+
+    async def start(self) -> None:
+        await self.client.start_io(*SERVER)
+        caps = types.ClientCapabilities(
+            workspace=types.WorkspaceClientCapabilities(configuration=True),
+            window=types.WindowClientCapabilities(work_done_progress=True),
+            text_document=types.TextDocumentClientCapabilities(
+                completion=types.CompletionClientCapabilities(),
+                publish_diagnostics=types.PublishDiagnosticsClientCapabilities(),
+            ),
+        )
+        await self.client.initialize_async(
+            types.InitializeParams(
+                capabilities=caps,
+                root_uri=self.workspace.as_uri(),
+                workspace_folders=[
+                    types.WorkspaceFolder(uri=self.workspace.as_uri(), name="bench")
+                ],
+                initialization_options={"diagnostics": {"debounce": 0}},
+            )
+        )
+        self.client.initialized(types.InitializedParams())
+
+    def page(self, stem: str) -> Path:
+        return self.workspace / "EchoesVault" / "pages" / f"{stem}.md"
+
+    async def open(self, path: Path) -> str:
+        uri = path.as_uri()
+        event = self.diagnostics[uri] = asyncio.Event()
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id="markdown", version=1, text=path.read_text("utf-8")
+                )
+            )
+        )
+        await asyncio.wait_for(event.wait(), 60)
+        return uri
+
+    async def change(self, uri: str, line: int, text: str) -> None:
+        self.version += 1
+        event = self.diagnostics[uri] = asyncio.Event()
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=self.version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(
+                            start=types.Position(line=line, character=0),
+                            end=types.Position(line=line, character=0),
+                        ),
+                        text=text,
+                    )
+                ],
+            )
+        )
+        await asyncio.wait_for(event.wait(), 60)
+
+    def rss_mb(self) -> Optional[float]:
+        process = getattr(self.client, "_server", None)
+        if process is None:
+            return None
+        try:
+            status = Path(f"/proc/{process.pid}/status").read_text()
+        except OSError:
+            return None
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return None
+
+    async def stop(self) -> None:
+        try:
+            await asyncio.wait_for(self.client.shutdown_async(None), 30)
+            self.client.exit(None)
+        finally:
+            await self.client.stop()
+
+
+async def timed(samples: List[float], coroutine: Any) -> Any:
+    start = time.perf_counter()
+    result = await coroutine
+    samples.append((time.perf_counter() - start) * 1000)
+    return result
+
+
+async def first_diagnostics(workspace: Path, runs: int) -> List[float]:
+    samples = []
+    for _ in range(runs):
+        bench = Bench(workspace)
+        start = time.perf_counter()
+        await bench.start()
+        await bench.open(bench.page(vaultgen.page_stem(1)))
+        samples.append((time.perf_counter() - start) * 1000)
+        await bench.stop()
+    return samples
+
+
+async def steady_state(workspace: Path, repeat: int) -> Dict[str, Any]:
+    bench = Bench(workspace)
+    await bench.start()
+    await asyncio.wait_for(bench.ready.wait(), 300)
+    results: Dict[str, Any] = {}
+    uri = await bench.open(bench.page(vaultgen.page_stem(3)))
+    document = types.TextDocumentIdentifier(uri=uri)
+    line = 12
+
+    # [[ completion, with a few typed prefixes.
+    await bench.change(uri, line, "[[top\n")
+    completion: List[float] = []
+    for index in range(repeat):
+        typed = ("", "top", "topic-1", "tpc")[index % 4]
+        await bench.change(uri, line, f"[[{typed}\n")
+        await timed(
+            completion,
+            bench.client.text_document_completion_async(
+                types.CompletionParams(
+                    text_document=document,
+                    position=types.Position(line=line, character=2 + len(typed)),
+                )
+            ),
+        )
+    results["completion"] = completion
+
+    # didChange → diagnostics (debounce 0).
+    changes: List[float] = []
+    for index in range(repeat):
+        await timed(changes, bench.change(uri, line, f"edit {index} [[{HUB}]]\n"))
+    results["didChange"] = changes
+
+    # References of the hub page (500 backlinks).
+    hub_uri = await bench.open(bench.page(HUB))
+    references: List[float] = []
+    count = 0
+    for _ in range(repeat):
+        found = await timed(
+            references,
+            bench.client.text_document_references_async(
+                types.ReferenceParams(
+                    text_document=types.TextDocumentIdentifier(uri=hub_uri),
+                    position=types.Position(line=7, character=2),
+                    context=types.ReferenceContext(include_declaration=False),
+                )
+            ),
+        )
+        count = len(found or [])
+    results["references"] = references
+    results["referenceCount"] = count
+
+    symbols: List[float] = []
+    for index in range(repeat):
+        query = ("topic", "pay", "12", "settlement webhook")[index % 4]
+        await timed(
+            symbols,
+            bench.client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query)),
+        )
+    results["workspaceSymbols"] = symbols
+    results["rssMB"] = bench.rss_mb()
+    await bench.stop()
+    return results
+
+
+def row(name: str, samples: List[float]) -> str:
+    return (
+        f"| {name} | {statistics.median(samples):.1f} | {percentile(samples, 0.95):.1f} "
+        f"| {len(samples)} |"
+    )
+
+
+async def run(sizes: List[int], repeat: int, cold_runs: int) -> None:
+    for pages in sizes:
+        workspace = hub_vault(pages)
+        cold = await first_diagnostics(workspace, cold_runs)
+        steady = await steady_state(workspace, repeat)
+        print(f"\n### {pages:,} pages\n")
+        print("| measure | p50 ms | p95 ms | samples |")
+        print("|---|---|---|---|")
+        print(row("initialize → first diagnostics", cold))
+        print(row("`[[` completion", steady["completion"]))
+        print(row(f"references ({steady['referenceCount']} backlinks)", steady["references"]))
+        print(row("didChange → diagnostics (no debounce)", steady["didChange"]))
+        print(row("workspace symbols", steady["workspaceSymbols"]))
+        rss = steady["rssMB"]
+        print(f"\nResident memory after indexing: {rss:.0f} MB" if rss else "")
+        sys.stdout.flush()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated page counts")
+    parser.add_argument("--large", action="store_true", help="also 50,000 pages")
+    parser.add_argument("--repeat", type=int, default=40, help="samples per steady-state measure")
+    parser.add_argument("--cold-runs", type=int, default=5, help="fresh servers for startup")
+    args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",") if size]
+    if args.large:
+        sizes.append(50_000)
+    asyncio.run(run(sizes, args.repeat, args.cold_runs))
+
+
+if __name__ == "__main__":
+    main()
