@@ -299,3 +299,21 @@ def test_obsidian_rename_without_link_updates_breaks_links(tmp_path: Path) -> No
     pages = workspace / "EchoesVault" / "pages"
     os.rename(pages / "database-access.md", pages / "data-access.md")
     assert ("EchoesVault/pages/auth-architecture.md", "EV300") in check(workspace)
+
+
+def test_obsidian_folders_and_the_page_template(tmp_path: Path) -> None:
+    """`.obsidian/` and a `templates/` folder are not checked; a page made from the shipped
+    template is valid."""
+    workspace = make_workspace(tmp_path)
+    vault = workspace / "EchoesVault"
+    template = (ROOT / "editors" / "obsidian" / "templates" / "page.md").read_text("utf-8")
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian" / "app.json").write_text('{"newFileLocation": "folder"}', "utf-8")
+    (vault / "templates").mkdir()
+    (vault / "templates" / "page.md").write_text(template, "utf-8")
+    assert check(workspace) == []
+    obsidian_write(
+        vault / "pages" / "Token Rotation.md", template.replace("{{title}}", "Token Rotation")
+    )
+    runtime(workspace, "rebuild-index")
+    assert check(workspace) == []
