@@ -1475,8 +1475,13 @@ class PageRecord:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.stem = nfc(name[:-3])
-        self.key = page_key(self.stem)
+        stem = name[:-3]
+        if stem.isascii():  # the common case, without the normalization calls
+            self.stem = stem
+            self.key = stem.lower()
+        else:
+            self.stem = nfc(stem)
+            self.key = page_key(self.stem)
         self.row: Optional[str] = None
         self.deprecated = False
         self.errors: List[str] = []
@@ -1549,6 +1554,8 @@ class IndexCache:
         self.ws = ws
         self.entries: Dict[str, List[Any]] = {}
         self.dirty = False
+        self.changes = 0
+        self.must_save = False
         data, status = _read_json_object(ws.cache)
         if (
             status == "ok"
@@ -1558,26 +1565,14 @@ class IndexCache:
             and isinstance(data.get("pages"), dict)
         ):
             self.entries = data["pages"]
-        elif status != "missing":
-            self.dirty = True
-
-    def lookup(self, record: PageRecord, entry: Any) -> bool:
-        """Fill `record` from an entry whose stat key already matched."""
-        if not isinstance(entry, list) or len(entry) != 8:
-            return False
-        row, deprecated, errors, conflict = entry[4:]
-        if not (row is None or isinstance(row, str)) or not isinstance(errors, list):
-            return False
-        record.row = row
-        record.deprecated = bool(deprecated)
-        record.errors = [str(e) for e in errors] if errors else []
-        record.conflict = bool(conflict)
-        return record.valid == (row is not None)
+        else:
+            self.dirty = self.must_save = True
 
     def store(self, record: PageRecord, info: os.stat_result, now_ns: int) -> None:
         if now_ns - max(info.st_mtime_ns, info.st_ctime_ns) < CACHE_RACY_NS:
             if self.entries.pop(record.name, None) is not None:
                 self.dirty = True
+                self.changes += 1
             return
         entry = [
             *_stat_key(info),
@@ -1589,14 +1584,22 @@ class IndexCache:
         if self.entries.get(record.name) != entry:
             self.entries[record.name] = entry
             self.dirty = True
+            self.changes += 1
 
     def prune(self, names: Set[str]) -> None:
         for name in [n for n in self.entries if n not in names]:
             del self.entries[name]
             self.dirty = True
+            self.changes += 1
 
-    def save(self) -> None:
+    def save(self, force: bool = False) -> None:
+        """Write the cache when it changed. A few changed entries in a large vault are not worth
+        rewriting the whole file for: a stale entry only costs rereading that one page next time."""
         if not self.dirty:
+            return
+        if not (force or self.must_save) and self.changes < min(
+            64, max(1, len(self.entries) // 16)
+        ):
             return
         if _lstat(self.ws.runtime_dir) is None:
             return
@@ -1666,11 +1669,21 @@ def scan_pages(
             and cached[2] == info.st_size
             and cached[1] == info.st_ctime_ns
             and cached[3] == info.st_ino
-            and cache is not None
-            and cache.lookup(record, cached)
+            and len(cached) == 8
         ):
-            records.append(record)
-            continue
+            row, errors = cached[4], cached[6]
+            if (
+                isinstance(errors, list)
+                and (row is None) == bool(errors)
+                and (row is None or isinstance(row, str))
+            ):
+                record.row = row
+                record.deprecated = bool(cached[5])
+                if errors:
+                    record.errors = [str(e) for e in errors]
+                record.conflict = bool(cached[7])
+                records.append(record)
+                continue
         try:
             data = read_bytes(entry.path, info.st_size)
         except OSError as error:
@@ -3170,7 +3183,7 @@ def cmd_install(ctx: Context, args: Any) -> Dict[str, Any]:
         cache.prune({r.name for r in scan.records if r.name not in migrated})
         refresh = refresh_index(ws, scan.records)
         write_state(ws, ctx, vault_stats(ws, scan), initialized=True)
-        cache.save()
+        cache.save(force=True)
     after = _managed_paths_snapshot(ws)
     return {
         "ok": True,
@@ -3276,11 +3289,11 @@ def cmd_rebuild_index(ctx: Context, args: Any) -> Dict[str, Any]:
         scan = scan_pages(ws, cache)
         text, errors = index_build(scan.records)
         if text is None:
-            cache.save()
+            cache.save(force=True)
             raise _index_error(errors, "rebuild-index")
         refresh = refresh_index(ws, scan.records, built=(text, errors))
         write_state(ws, ctx, vault_stats(ws, scan))
-        cache.save()
+        cache.save(force=True)
     return {
         "ok": True,
         "rebuilt": True,
