@@ -93,9 +93,9 @@ function freePort() {
 function makeWorkspace(root) {
   const workspace = path.join(root, 'project');
   mkdirSync(workspace, { recursive: true });
-  execFileSync('git', ['init', '-q', workspace]);
-  execFileSync('git', ['-C', workspace, 'config', 'user.email', 'e2e@example.invalid']);
-  execFileSync('git', ['-C', workspace, 'config', 'user.name', 'e2e']);
+  execFileSync('git', ['init', '-q', workspace], { timeout: 30000 });
+  execFileSync('git', ['-C', workspace, 'config', 'user.email', 'e2e@example.invalid'], { timeout: 30000 });
+  execFileSync('git', ['-C', workspace, 'config', 'user.name', 'e2e'], { timeout: 30000 });
   const init = execFileSync(SERVER, ['runtime', '--workspace', workspace, 'init'], { encoding: 'utf8', timeout: 60000 });
   log(`runtime init: ${init.trim().split('\n')[0].slice(0, 160)}`);
   if (!existsSync(path.join(workspace, 'EchoesVault', '.echoes-vault.json'))) {
@@ -258,7 +258,7 @@ async function main() {
   let codeServerLog = '';
   const cleanup = async () => {
     if (browser) {
-      await browser.close().catch(() => {});
+      await Promise.race([browser.close().catch(() => {}), sleep(15000)]);
       browser = undefined;
     }
     if (codeServer && codeServer.exitCode === null) {
@@ -310,7 +310,12 @@ async function main() {
         '--disable-getting-started-override',
         workspace,
       ],
-      { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } },
+      {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // A minimal PATH, so that no echoes-lsp installed elsewhere on the machine is found.
+        env: { ...process.env, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
+      },
     );
     codeServer.stdout.on('data', (d) => (codeServerLog += d));
     codeServer.stderr.on('data', (d) => (codeServerLog += d));
@@ -320,7 +325,7 @@ async function main() {
         if (codeServer.exitCode !== null) {
           throw new Error(`code-server exited with ${codeServer.exitCode}: ${codeServerLog.slice(-2000)}`);
         }
-        const response = await fetch(`${url}healthz`).catch(() => undefined);
+        const response = await fetch(`${url}healthz`, { signal: AbortSignal.timeout(3000) }).catch(() => undefined);
         return response?.ok;
       },
       { timeout: 60000, message: 'code-server to answer /healthz' },
@@ -721,6 +726,35 @@ async function main() {
       async () => {
         await wb.runCommand('EchoesVault: Restore context');
         await page.locator('.tab', { hasText: 'EchoesVault context.md' }).first().waitFor({ timeout: 30000 });
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '14. a server that cannot be found is reported with the install command',
+      async () => {
+        await wb.clearNotifications();
+        mkdirSync(path.dirname(workspaceSettingsFile), { recursive: true });
+        writeFileSync(
+          workspaceSettingsFile,
+          JSON.stringify(
+            {
+              'echoes.saveThroughRuntime': 'always',
+              'echoes.server.path': path.join(root, 'no-such-echoes-lsp'),
+              'echoes.server.python': path.join(root, 'no-such-python'),
+            },
+            null,
+            2,
+          ),
+        );
+        await waitFor(async () => /pipx install echoes-lsp/.test(await wb.notificationsText()), {
+          timeout: 60000,
+          message: 'the "server not found" notification',
+        });
+        const button = page.locator('.notifications-toasts .monaco-button', { hasText: 'Open Settings' }).first();
+        await button.click({ timeout: 10000 });
+        await page.locator('.settings-editor').first().waitFor({ timeout: 15000 });
+        await page.locator('.settings-editor', { hasText: 'Server: Path' }).first().waitFor({ timeout: 15000 });
       },
       { needs: ['1. open a page with known defects'] },
     );

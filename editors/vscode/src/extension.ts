@@ -180,6 +180,17 @@ class ServerHost {
     this.setState('stopped');
   }
 
+  /** The "server not found" error, with the install commands and a button to open the settings. */
+  showNotFound(): void {
+    void vscode.window.showErrorMessage(notFoundMessage(), 'Open Settings', 'Show Log').then((choice) => {
+      if (choice === 'Open Settings') {
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'echoes.server');
+      } else if (choice === 'Show Log') {
+        this.log.show();
+      }
+    });
+  }
+
   /** Sends `workspace/executeCommand` and returns the result; rejects with the server's error. */
   async execute(command: string, arg: Record<string, unknown>): Promise<unknown> {
     const client = await this.ensure();
@@ -243,15 +254,7 @@ class ServerHost {
       this.log.error(notFoundMessage());
       if (!this.notFoundShown) {
         this.notFoundShown = true;
-        void vscode.window
-          .showErrorMessage(notFoundMessage(), 'Open Settings', 'Show Log')
-          .then((choice) => {
-            if (choice === 'Open Settings') {
-              void vscode.commands.executeCommand('workbench.action.openSettings', 'echoes.server');
-            } else if (choice === 'Show Log') {
-              this.log.show();
-            }
-          });
+        this.showNotFound();
       }
       return undefined;
     }
@@ -453,7 +456,11 @@ class Commands {
     } catch (error) {
       const text = errorText(error);
       this.log.error(`${command} failed: ${text}`);
-      void vscode.window.showErrorMessage(`EchoesVault: ${title} failed: ${text}`);
+      if (text === notFoundMessage()) {
+        this.host.showNotFound();
+      } else {
+        void vscode.window.showErrorMessage(`EchoesVault: ${title} failed: ${text}`);
+      }
       return undefined;
     }
   }
@@ -687,6 +694,7 @@ class Commands {
       const text = errorText(error);
       this.log.error(`echoes.savePage ${name}: ${text}`);
       if (text === notFoundMessage()) {
+        this.host.showNotFound();
         return 'no-server';
       }
       if (isStaleError(text)) {

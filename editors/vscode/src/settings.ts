@@ -8,7 +8,8 @@ export type Severity = (typeof SEVERITIES)[number];
 export type SaveMode = 'off' | 'ask' | 'always';
 
 export interface ServerSettings {
-  runtime: { python?: string; timeout: number };
+  /** `python` is `""` for the server's own Python: the server keeps unsent keys, so it is always sent. */
+  runtime: { python: string; timeout: number };
   diagnostics: { debounce: number; severity: Record<string, Severity> };
   secrets: { enabled: boolean };
   exclude: string[];
@@ -58,11 +59,9 @@ export function toServerSettings(read: SettingReader): ServerSettings {
   const agent = read('agent');
   const secrets = read('secrets.enabled');
   const runtime: ServerSettings['runtime'] = {
+    python: typeof python === 'string' ? python.trim() : '',
     timeout: positiveNumber(read('runtime.timeout'), DEFAULTS.runtimeTimeout),
   };
-  if (typeof python === 'string' && python.trim().length > 0) {
-    runtime.python = python.trim();
-  }
   return {
     runtime,
     diagnostics: {

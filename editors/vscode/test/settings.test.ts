@@ -9,7 +9,7 @@ function reader(values: Record<string, unknown>) {
 describe('toServerSettings', () => {
   it('gives the contract defaults when nothing is set', () => {
     assert.deepEqual(toServerSettings(reader({})), {
-      runtime: { timeout: 30 },
+      runtime: { python: '', timeout: 30 },
       diagnostics: { debounce: 150, severity: {} },
       secrets: { enabled: true },
       exclude: [],
@@ -39,11 +39,12 @@ describe('toServerSettings', () => {
     });
   });
 
-  it('replaces invalid values by defaults and leaves an empty python out', () => {
+  it('replaces invalid values by defaults and sends an unset python as empty', () => {
     const settings = toServerSettings(
       reader({ 'runtime.python': null, 'runtime.timeout': -1, 'diagnostics.debounce': 'fast', agent: '  ' }),
     );
-    assert.equal('python' in settings.runtime, false);
+    // The server keeps a key that is not sent; "" resets it to the server's own Python.
+    assert.equal(settings.runtime.python, '');
     assert.equal(settings.runtime.timeout, 30);
     assert.equal(settings.diagnostics.debounce, 150);
     assert.equal(settings.agent, 'echoes-lsp');
@@ -60,7 +61,7 @@ describe('configurationFor', () => {
 
   it('answers the whole section and its parts', () => {
     assert.equal(configurationFor('echoes', settings), settings);
-    assert.deepEqual(configurationFor('echoes.runtime', settings), { timeout: 9 });
+    assert.deepEqual(configurationFor('echoes.runtime', settings), { python: '', timeout: 9 });
     assert.equal(configurationFor('echoes.runtime.timeout', settings), 9);
   });
 
