@@ -1,0 +1,241 @@
+"""Derived, cached views of a vault for completion and symbol search.
+
+A `Catalog` holds one `Card` per page (its name and frontmatter, folded for matching), the vault's
+frontmatter vocabulary (how often each `type`, `status`, `stack` item and key is used) and its
+assets. It is rebuilt when the vault's generation counter moves, and the rebuild reuses every card
+whose page was not re-parsed, so a keystroke in one page costs one card, not ten thousand.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import Counter
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Set, Tuple
+
+import echoes_vault as rules
+
+from .fuzzy import NameIndex, fold
+from .vault import ASSET, PAGE, Entry, Vault
+
+
+@dataclass(frozen=True)
+class Card:
+    """What completion and symbol search show of one page."""
+
+    stem: str
+    key: str
+    path: str
+    folded: str
+    summary: str
+    folded_summary: str
+    type: Optional[str]
+    status: Optional[str]
+    stack: Tuple[str, ...]
+    deprecated: bool
+    title_line: int
+    info: object  # the PageInfo the card was made from (identity marks it current)
+    order: Tuple[bool, str, str]
+
+    def same_place(self, other: Card) -> bool:
+        """Whether `other` sorts and is named exactly like this card."""
+        return self.order == other.order and self.key == other.key
+
+
+def stack_items(raw: Optional[str]) -> Tuple[str, ...]:
+    """Items of a `stack` value: `[a, b]`, a bare scalar, or indented `- a` lines."""
+    if raw is None:
+        return ()
+    text = raw.strip()
+    pieces: List[str]
+    if text.startswith("["):
+        inner = text[1:-1] if text.endswith("]") else text[1:]
+        pieces = inner.split(",")
+    elif "\n" in text or text.startswith("-"):
+        pieces = [
+            line.strip()[1:] if line.strip().startswith("-") else line for line in text.split("\n")
+        ]
+    else:
+        pieces = [text]
+    items: List[str] = []
+    for piece in pieces:
+        value, error = rules.parse_scalar(piece)
+        if error is None and value and value.strip() and value.strip() not in items:
+            items.append(value.strip())
+    return tuple(items)
+
+
+def make_card(entry: Entry) -> Card:
+    info = entry.info
+    structure = entry.structure
+    title_line = 0
+    if structure is not None:
+        title_line = next((h.line for h in structure.headings if h.level == 1), 0)
+    summary = (info.summary or "") if info is not None else ""
+    folded = fold(entry.stem)
+    return Card(
+        stem=entry.stem,
+        key=entry.key,
+        path=entry.path,
+        folded=folded,
+        summary=summary,
+        folded_summary=fold(summary) if summary else "",
+        type=info.type if info is not None else None,
+        status=info.status if info is not None else None,
+        stack=stack_items(info.stack) if info is not None else (),
+        deprecated=entry.deprecated,
+        title_line=title_line,
+        info=info,
+        order=(entry.deprecated, folded, entry.stem),
+    )
+
+
+class Catalog:
+    """Cards in display order (current pages alphabetically, then deprecated ones).
+
+    The catalog listens to its vault: a re-parsed page whose name, summary and deprecation are
+    unchanged only swaps its card; anything else rebuilds the order and the search index.
+    """
+
+    def __init__(self) -> None:
+        self.generation = -1
+        self.cards: List[Card] = []
+        self.by_path: Dict[str, Card] = {}
+        self.position: Dict[str, int] = {}
+        self.dirty: Set[str] = set()
+        self.everything = True
+        self._index: Optional[NameIndex] = None
+        self._vocabulary: Optional[Dict[str, List[Tuple[str, int]]]] = None
+        self._assets: Optional[List[Tuple[str, str]]] = None
+
+    def mark(self, path: Optional[str]) -> None:
+        """A vault listener: remember what changed until the next query."""
+        if path is None:
+            self.everything = True
+        elif not self.everything:
+            self.dirty.add(path)
+
+    def refresh(self, vault: Vault) -> None:
+        if self.everything or not self._patch(vault):
+            self._rebuild(vault)
+        self.dirty = set()
+        self.everything = False
+        self.generation = vault.generation
+
+    def _patch(self, vault: Vault) -> bool:
+        """Apply changes that keep every card in place; False when a rebuild is needed."""
+        replaced: List[Tuple[int, Card]] = []
+        for path in self.dirty:
+            entry = vault.entries.get(path)
+            old = self.by_path.get(path)
+            if entry is None or entry.kind != PAGE:
+                if old is not None:
+                    return False
+                self._assets = None
+                continue
+            paths = vault.by_key.get(entry.key)
+            if old is None or not paths or paths[0] != path:
+                return False
+            if old.info is entry.info and old.stem == entry.stem:
+                continue
+            card = make_card(entry)
+            if not card.same_place(old):
+                return False
+            replaced.append((self.position[path], card))
+        for position, card in replaced:
+            if (
+                self._index is not None
+                and card.folded_summary != self.cards[position].folded_summary
+            ):
+                self._index.set_summary(position, card.folded_summary)
+            self.cards[position] = card
+            self.by_path[card.path] = card
+        if replaced:
+            self._vocabulary = None
+        return True
+
+    def _rebuild(self, vault: Vault) -> None:
+        previous = self.by_path
+        current: Dict[str, Card] = {}
+        entries = vault.entries
+        for paths in vault.by_key.values():
+            if not paths:
+                continue
+            entry = entries[paths[0]]
+            card = previous.get(entry.path)
+            if card is None or card.info is not entry.info or card.stem != entry.stem:
+                card = make_card(entry)
+            current[entry.path] = card
+        self.by_path = current
+        self.cards = sorted(current.values(), key=lambda card: card.order)
+        self.position = {card.path: index for index, card in enumerate(self.cards)}
+        self._index = None
+        self._vocabulary = None
+        self._assets = None
+
+    def index(self) -> NameIndex:
+        if self._index is None:
+            self._index = NameIndex(
+                [card.folded for card in self.cards], [card.folded_summary for card in self.cards]
+            )
+        return self._index
+
+    def search(self, query: str, limit: int) -> Tuple[List[Tuple[int, Card]], bool]:
+        """The best `limit` cards for a query, with their scores, and whether there are more."""
+        found, more = self.index().search(query, limit)
+        cards = self.cards
+        return [(score, cards[index]) for score, index in found], more
+
+    def vocabulary(self) -> Dict[str, List[Tuple[str, int]]]:
+        """`type`, `status`, `stack` values and frontmatter `keys`, most used first."""
+        if self._vocabulary is None:
+            counts: Dict[str, Counter] = {
+                "type": Counter(),
+                "status": Counter(),
+                "stack": Counter(),
+                "keys": Counter(),
+            }
+            for card in self.cards:
+                if card.type:
+                    counts["type"][card.type.strip()] += 1
+                if card.status:
+                    counts["status"][card.status.strip()] += 1
+                counts["stack"].update(card.stack)
+                info = card.info
+                frontmatter = getattr(info, "frontmatter", None)
+                if frontmatter is not None:
+                    counts["keys"].update(frontmatter.fields.keys())
+            self._vocabulary = {
+                name: sorted(counter.items(), key=lambda item: (-item[1], item[0].casefold()))
+                for name, counter in counts.items()
+            }
+        return self._vocabulary
+
+    def assets(self, vault: Vault) -> List[Tuple[str, str]]:
+        """(link text, path) of every asset: the bare file name when it is unique, else the path
+        inside `assets/`."""
+        if self._assets is None:
+            found: List[Tuple[str, str]] = []
+            for entry in vault.entries.values():
+                if entry.kind != ASSET or entry.symlink:
+                    continue
+                inside = entry.rel.split("/", 1)[1] if "/" in entry.rel else entry.rel
+                base = inside.rsplit("/", 1)[-1]
+                holders = vault.assets.get(rules.nfc(base).casefold(), [])
+                found.append((base if len(holders) <= 1 else inside, entry.path))
+            self._assets = sorted(found, key=lambda item: (item[0].casefold(), item[0]))
+        return self._assets
+
+
+_CATALOGS: weakref.WeakKeyDictionary[Vault, Catalog] = weakref.WeakKeyDictionary()
+
+
+def catalog(vault: Vault) -> Catalog:
+    """The vault's catalog, brought up to date with its model."""
+    found = _CATALOGS.get(vault)
+    if found is None:
+        found = _CATALOGS[vault] = Catalog()
+        vault.listeners.append(found.mark)
+    if found.generation != vault.generation:
+        found.refresh(vault)
+    return found

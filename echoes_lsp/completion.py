@@ -1,0 +1,493 @@
+"""Completion candidates for a position in a vault file, before they meet the protocol.
+
+Inside `[[`: page names ranked by the fuzzy scorer (then `#` headings, `#^` block ids, `|` the
+target's title); inside `![[`: assets, then pages; inside a page's frontmatter: missing keys and
+the values the vault already uses. Every candidate carries the code-point columns it replaces on
+the cursor line, so the handler can turn it into a `textEdit`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Sequence, Tuple
+
+import echoes_vault as rules
+
+from .catalog import Card, catalog
+from .fuzzy import SUBSEQUENCE, Matcher, fold
+from .markdown import Structure, code_span_ranges, fenced_ranges, link_context
+from .vault import Vault
+
+LIMIT = 200
+PAGE = "page"
+ASSET_KIND = "asset"
+HEADING = "heading"
+BLOCK = "block"
+ALIAS = "alias"
+KEY = "key"
+VALUE = "value"
+
+KEY_PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+KEY_VALUE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):([ \t]*)(.*)$")
+LIST_ITEM = re.compile(r"^([ \t]+)-([ \t]*)(.*)$")
+SCALAR_VALUES = ("type", "status")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One completion: `new_text` replaces columns `start`..`end` of the cursor line."""
+
+    label: str
+    new_text: str
+    start: int
+    end: int
+    kind: str
+    detail: Optional[str] = None
+    documentation: Optional[str] = None
+    deprecated: bool = False
+    sort_text: Optional[str] = None
+    filter_text: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Completions:
+    items: List[Candidate]
+    incomplete: bool = False
+
+
+def page_documentation(card: Card) -> str:
+    """Markdown shown next to a page candidate (and reused by hover)."""
+    parts = []
+    if card.type:
+        parts.append(f"**type** `{card.type}`")
+    if card.status:
+        parts.append(f"**status** `{card.status}`")
+    if card.stack:
+        parts.append("**stack** " + ", ".join(f"`{item}`" for item in card.stack))
+    text = " · ".join(parts)
+    if card.deprecated:
+        text = "⚠️ **Deprecated**" + ("\n\n" + text if text else "")
+    return text
+
+
+def _segment_end(line: str, column: int, stops: str) -> Tuple[int, bool]:
+    """How far a completion at `column` replaces, and whether the link is already closed.
+
+    When the text after the cursor runs into `]]` (or into the link's next part), the rest of the
+    current segment is replaced and nothing is appended; otherwise only the typed text is
+    replaced and `]]` is added.
+    """
+    index = column
+    length = len(line)
+    while index < length and line[index] not in stops and line[index] != "[":
+        index += 1
+    rest = line[index:]
+    if rest.startswith("]]") or (rest[:1] and rest[0] in stops and rest[0] != "]"):
+        return index, True
+    return column, False
+
+
+def _in_code(text: str, lines: Sequence[str], line: int, column: int) -> bool:
+    """Inside a code span (closed, or opened before the cursor and not yet closed) or a fence."""
+    current = lines[line]
+    if "`" in current:
+        if any(start <= column < end for start, end in code_span_ranges(current)):
+            return True
+        before = current[:column]
+        closed = code_span_ranges(before)
+        if any(
+            ch == "`" and not any(start <= index < end for start, end in closed)
+            for index, ch in enumerate(before)
+        ):
+            return True
+    if "```" not in text and "~~~" not in text:
+        return False
+    offset = sum(len(item) + 1 for item in lines[:line]) + column
+    return any(start <= offset < end for start, end in fenced_ranges(text))
+
+
+def complete(
+    vault: Vault,
+    text: str,
+    line: int,
+    column: int,
+    is_page: bool,
+    own: Optional[Structure] = None,
+    lines_of: Optional[Callable[[str], List[str]]] = None,
+    limit: int = LIMIT,
+) -> Optional[Completions]:
+    """Candidates at (`line`, `column`) of `text`; None when nothing is completed there.
+
+    `own` is the structure of `text` itself (for `[[#heading` links to the same page).
+    """
+    lines = text.split("\n")
+    if line < 0 or line >= len(lines):
+        return None
+    current = lines[line]
+    column = max(0, min(column, len(current)))
+    frontmatter = rules.parse_frontmatter(lines) if is_page else None
+    in_frontmatter = (
+        frontmatter is not None
+        and frontmatter.open_line < line
+        and (frontmatter.close_line is None or line < frontmatter.close_line)
+    )
+    if in_frontmatter and frontmatter is not None and frontmatter.close_line is not None:
+        return _frontmatter(vault, frontmatter, lines, line, column)
+    context = link_context(current, column)
+    if context is not None and not _in_code(text, lines, line, column):
+        embed, start, typed = context
+        return _link(vault, current, column, embed, start, typed, own, lines_of, limit)
+    if in_frontmatter and frontmatter is not None:
+        return _frontmatter(vault, frontmatter, lines, line, column)
+    return None
+
+
+# -- links ---------------------------------------------------------------------------------------
+
+
+def _link(
+    vault: Vault,
+    line: str,
+    column: int,
+    embed: bool,
+    start: int,
+    typed: str,
+    own: Optional[Structure],
+    lines_of: Optional[Callable[[str], List[str]]],
+    limit: int,
+) -> Completions:
+    if "|" in typed:
+        bar = typed.index("|")
+        return _aliases(vault, line, column, typed[:bar], start + bar + 1)
+    if "#" in typed:
+        hash_at = typed.index("#")
+        page = typed[:hash_at]
+        anchor = typed[hash_at + 1 :]
+        if anchor.startswith("^"):
+            return _blocks(vault, line, column, page, start + hash_at + 2, own, lines_of)
+        last = typed.rindex("#")
+        return _headings(vault, line, column, page, start + last + 1, own)
+    return _pages(vault, line, column, start, typed, embed, limit)
+
+
+def _target_structure(
+    vault: Vault, page: str, own: Optional[Structure]
+) -> Tuple[Optional[str], Optional[Structure]]:
+    stem = page.strip()
+    if not stem:
+        return None, own
+    if "/" in stem:
+        stem = stem.rsplit("/", 1)[-1].strip()
+    if stem.lower().endswith(".md"):
+        stem = stem[:-3]
+    entry = vault.page(stem)
+    if entry is None:
+        return None, None
+    return entry.path, entry.structure
+
+
+def _pages(
+    vault: Vault, line: str, column: int, start: int, typed: str, embed: bool, limit: int
+) -> Completions:
+    end, closed = _segment_end(line, column, "]|#")
+    suffix = "" if closed else "]]"
+    items: List[Candidate] = []
+    if embed:
+        matcher = Matcher(typed)
+        for name, path in catalog(vault).assets(vault):
+            if matcher and not matcher.name(fold(name)):
+                continue
+            items.append(
+                Candidate(
+                    label=name,
+                    new_text=name + suffix,
+                    start=start,
+                    end=end,
+                    kind=ASSET_KIND,
+                    detail=vault.rel(path),
+                    sort_text=f"0{len(items):05d}",
+                )
+            )
+    room = max(0, limit - len(items))
+    query = typed.strip()
+    chosen, more = catalog(vault).search(query, room)
+    # Deprecated pages go last whatever their score.
+    chosen.sort(key=lambda pair: pair[1].deprecated)
+    for position, (score, card) in enumerate(chosen):
+        items.append(
+            Candidate(
+                label=card.stem,
+                new_text=card.stem + suffix,
+                start=start,
+                end=end,
+                kind=PAGE,
+                detail=card.summary or None,
+                documentation=page_documentation(card) or None,
+                deprecated=card.deprecated,
+                sort_text=f"{2 if card.deprecated else 1}{position:05d}",
+                # Matched on the summary only: keep clients from filtering it out again.
+                filter_text=typed + " " + card.stem if query and score < SUBSEQUENCE else None,
+            )
+        )
+    return Completions(items, incomplete=more)
+
+
+def _headings(
+    vault: Vault, line: str, column: int, page: str, start: int, own: Optional[Structure]
+) -> Completions:
+    _path, structure = _target_structure(vault, page, own)
+    if structure is None:
+        return Completions([])
+    end, closed = _segment_end(line, column, "]|")
+    suffix = "" if closed else "]]"
+    items = []
+    seen = set()
+    for index, heading in enumerate(structure.headings):
+        if heading.text in seen or not heading.text:
+            continue
+        seen.add(heading.text)
+        items.append(
+            Candidate(
+                label=heading.text,
+                new_text=heading.text + suffix,
+                start=start,
+                end=end,
+                kind=HEADING,
+                detail="#" * heading.level + " " + heading.text,
+                sort_text=f"{index:05d}",
+            )
+        )
+    return Completions(items)
+
+
+def _blocks(
+    vault: Vault,
+    line: str,
+    column: int,
+    page: str,
+    start: int,
+    own: Optional[Structure],
+    lines_of: Optional[Callable[[str], List[str]]],
+) -> Completions:
+    path, structure = _target_structure(vault, page, own)
+    if structure is None:
+        return Completions([])
+    end, closed = _segment_end(line, column, "]|")
+    suffix = "" if closed else "]]"
+    source = lines_of(path) if (lines_of is not None and path is not None) else None
+    items = []
+    for index, block in enumerate(structure.blocks):
+        detail = None
+        if source is not None and 0 <= block.line < len(source):
+            detail = source[block.line][: block.start].strip() or None
+        items.append(
+            Candidate(
+                label=block.name,
+                new_text=block.name + suffix,
+                start=start,
+                end=end,
+                kind=BLOCK,
+                detail=detail,
+                sort_text=f"{index:05d}",
+            )
+        )
+    return Completions(items)
+
+
+def _aliases(vault: Vault, line: str, column: int, page: str, start: int) -> Completions:
+    target = page.split("#", 1)[0].strip()
+    entry = vault.page(target) if target else None
+    if entry is None:
+        return Completions([])
+    end, closed = _segment_end(line, column, "]")
+    suffix = "" if closed else "]]"
+    labels: List[str] = []
+    for option in (entry.title, entry.stem):
+        if option and option not in labels:
+            labels.append(option)
+    return Completions(
+        [
+            Candidate(
+                label=label,
+                new_text=label + suffix,
+                start=start,
+                end=end,
+                kind=ALIAS,
+                detail="title" if label == entry.title else "page name",
+                sort_text=f"{index:05d}",
+            )
+            for index, label in enumerate(labels)
+        ]
+    )
+
+
+# -- frontmatter ---------------------------------------------------------------------------------
+
+
+def _owner(lines: Sequence[str], line: int, open_line: int) -> Optional[str]:
+    """The key an indented line continues."""
+    for number in range(line - 1, open_line, -1):
+        text = lines[number]
+        if not text.strip() or text[0] in " \t" or text.lstrip().startswith("- "):
+            continue
+        match = KEY_VALUE.match(text.rstrip())
+        return match.group(1) if match else None
+    return None
+
+
+def _frontmatter(
+    vault: Vault, frontmatter: rules.Frontmatter, lines: Sequence[str], line: int, column: int
+) -> Optional[Completions]:
+    text = lines[line]
+    before = text[:column]
+    vocabulary = catalog(vault).vocabulary()
+    if not before or KEY_PREFIX.match(before):
+        end = column
+        while end < len(text) and (text[end].isalnum() or text[end] in "_-"):
+            end += 1
+        rest = text[end:].lstrip()
+        if rest and not rest.startswith(":"):
+            return None
+        has_colon = rest.startswith(":")
+        present = {key for key, found in frontmatter.fields.items() if found.line != line}
+        items: List[Candidate] = []
+        for index, key in enumerate(rules.REQUIRED_FIELDS):
+            if key in present:
+                continue
+            items.append(
+                Candidate(
+                    label=key,
+                    new_text=key if has_colon else key + ": ",
+                    start=0,
+                    end=end,
+                    kind=KEY,
+                    detail="required",
+                    sort_text=f"0{index:04d}",
+                )
+            )
+        for index, (key, count) in enumerate(vocabulary["keys"]):
+            if key in present or key in rules.REQUIRED_FIELDS:
+                continue
+            items.append(
+                Candidate(
+                    label=key,
+                    new_text=key if has_colon else key + ": ",
+                    start=0,
+                    end=end,
+                    kind=KEY,
+                    detail=f"used on {count} page{'s' if count != 1 else ''}",
+                    sort_text=f"1{index:04d}",
+                )
+            )
+        return Completions(items)
+    match = KEY_VALUE.match(before)
+    if match is not None:
+        key, space, value = match.groups()
+        if key in SCALAR_VALUES:
+            start = column - len(value)
+            end = len(text.rstrip())
+            lead = "" if space else " "
+            return Completions(
+                _values(vocabulary[key], lead, start if space else column, max(end, column))
+            )
+        if key == "stack":
+            return _stack_inline(vocabulary["stack"], text, column, space, value)
+        return None
+    item = LIST_ITEM.match(before)
+    if item is not None and _owner(lines, line, frontmatter.open_line) == "stack":
+        _indent, space, value = item.groups()
+        siblings = set()
+        for number in range(frontmatter.open_line + 1, frontmatter.close_line or len(lines)):
+            if number == line:
+                continue
+            other = LIST_ITEM.match(lines[number])
+            if other is not None:
+                siblings.add(other.group(3).strip())
+        end = len(text.rstrip())
+        start = column - len(value) if space else column
+        lead = "" if space else " "
+        return Completions(
+            [
+                candidate
+                for candidate in _values(vocabulary["stack"], lead, start, max(end, column))
+                if candidate.label not in siblings
+            ]
+        )
+    return None
+
+
+def _values(counted: Sequence[Tuple[str, int]], lead: str, start: int, end: int) -> List[Candidate]:
+    return [
+        Candidate(
+            label=value,
+            new_text=lead + rules.render_scalar(value),
+            start=start,
+            end=end,
+            kind=VALUE,
+            detail=f"used on {count} page{'s' if count != 1 else ''}",
+            sort_text=f"{index:05d}",
+            filter_text=value,
+        )
+        for index, (value, count) in enumerate(counted)
+    ]
+
+
+def _inline_item(value: str) -> str:
+    rendered = rules.render_scalar(value)
+    if rendered == value and ("," in value or "]" in value or "[" in value):
+        return '"' + value.replace('"', '\\"') + '"'
+    return rendered
+
+
+def _stack_inline(
+    counted: Sequence[Tuple[str, int]], text: str, column: int, space: str, value: str
+) -> Completions:
+    """`stack: [a, b|` completes one item; a bare `stack:` completes `[item]`."""
+    if not value.strip():
+        lead = "" if space else " "
+        end = len(text.rstrip())
+        return Completions(
+            [
+                Candidate(
+                    label=item,
+                    new_text=f"{lead}[{_inline_item(item)}]",
+                    start=column,
+                    end=max(end, column),
+                    kind=VALUE,
+                    detail=f"used on {count} page{'s' if count != 1 else ''}",
+                    sort_text=f"{index:05d}",
+                    filter_text=item,
+                )
+                for index, (item, count) in enumerate(counted)
+            ]
+        )
+    if not value.lstrip().startswith("[") or "]" in value:
+        return Completions([])
+    cut = max(value.rfind(","), value.find("["))
+    partial = value[cut + 1 :]
+    stripped = partial.lstrip()
+    start = column - len(stripped)
+    end = column
+    while end < len(text) and text[end] not in ",]":
+        end += 1
+    end = len(text[:end].rstrip()) if end > column else column
+    listed = text[text.find("[") + 1 :]
+    listed = listed.split("]", 1)[0]
+    present = {piece.strip().strip("\"'") for piece in listed.split(",")}
+    present.discard(stripped.strip())
+    return Completions(
+        [
+            Candidate(
+                label=item,
+                new_text=_inline_item(item),
+                start=start,
+                end=max(end, column),
+                kind=VALUE,
+                detail=f"used on {count} page{'s' if count != 1 else ''}",
+                sort_text=f"{index:05d}",
+            )
+            for index, (item, count) in enumerate(counted)
+            if item not in present
+        ]
+    )

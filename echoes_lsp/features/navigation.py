@@ -1,0 +1,901 @@
+"""Navigation and completion handlers: thin translations between LSP types and the pure functions
+of `completion.py` and `navigation.py`.
+
+Completion, hover, go-to-definition, references, document links, document and workspace symbols,
+code lens ("N backlinks"), rename with prepareRename, and link updates when a page file is renamed
+in the editor (`workspace/willRenameFiles`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union
+from urllib.parse import unquote
+
+import echoes_vault as rules
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+
+from .. import completion as completing
+from ..lsp_util import Columns, make_range, path_to_uri, request_failed, uri_to_path
+from ..markdown import Link, Structure
+from ..navigation import (
+    Place,
+    Refusal,
+    Subject,
+    TextChange,
+    backlink_sources,
+    check_new_name,
+    declaration,
+    definition,
+    hover_markdown,
+    link_at,
+    outline,
+    references,
+    rename_changes,
+    resolve,
+    search_pages,
+    structure_for,
+    subject_at,
+    title_of,
+    title_place,
+)
+from ..server import EchoesServer, Folder
+from ..vault import PAGE, Entry, Vault, read_text
+
+log = logging.getLogger("echoes_lsp")
+T = TypeVar("T")
+
+REFERENCES_COMMAND = "echoes.references"
+TRIGGERS = ["[", "#", "^", "|", ":", " "]
+PAGES_GLOB = "**/EchoesVault/pages/*.md"
+LOAD_WAIT = 10.0
+SYMBOL_WAIT = 2.0
+RENAME_MEMORY = 30.0
+LENS_REFRESH_DELAY = 0.5
+
+KINDS = {
+    completing.PAGE: types.CompletionItemKind.File,
+    completing.ASSET_KIND: types.CompletionItemKind.File,
+    completing.HEADING: types.CompletionItemKind.Reference,
+    completing.BLOCK: types.CompletionItemKind.Reference,
+    completing.ALIAS: types.CompletionItemKind.Text,
+    completing.KEY: types.CompletionItemKind.Property,
+    completing.VALUE: types.CompletionItemKind.Value,
+}
+
+
+# -- documents and positions ----------------------------------------------------------------------
+
+
+@dataclass
+class Doc:
+    """A vault file as the request sees it: the open buffer, else the disk."""
+
+    uri: str
+    path: str
+    folder: Folder
+    text: str
+    lines: List[str]
+    entry: Optional[Entry]
+    structure: Structure
+
+    @property
+    def vault(self) -> Vault:
+        return self.folder.vault
+
+    @property
+    def is_page(self) -> bool:
+        if self.entry is not None:
+            return self.entry.kind == PAGE
+        rel = self.vault.rel(self.path) or ""
+        return rel.startswith(rules.PAGES_DIR + "/") and rel.count("/") == 1
+
+
+def buffer(ls: EchoesServer, uri: str) -> Optional[str]:
+    """The text of an open document (newline-normalized), or None."""
+    document = ls.workspace.text_documents.get(uri) or ls.workspace.text_documents.get(unquote(uri))
+    return rules.normalize_newlines(document.source) if document is not None else None
+
+
+def open_documents(ls: EchoesServer) -> Dict[str, Tuple[str, Optional[int]]]:
+    """Path → (uri, version) of every open document."""
+    found: Dict[str, Tuple[str, Optional[int]]] = {}
+    for uri, document in list(ls.workspace.text_documents.items()):
+        path = uri_to_path(uri)
+        if path:
+            found[path] = (uri, document.version)
+    return found
+
+
+def load(ls: EchoesServer, uri: str) -> Optional[Doc]:
+    path = uri_to_path(uri)
+    if path is None:
+        return None
+    folder = ls.folder_for_path(path)
+    if folder is None:
+        return None
+    text = buffer(ls, uri)
+    if text is None:
+        if not os.path.isfile(path):
+            return None
+        text, _error = read_text(path)
+        if text is None:
+            return None
+    entry = folder.vault.entry(path)
+    structure = structure_for(folder.vault, path, text) or Structure([], [], [])
+    return Doc(uri, path, folder, text, text.split("\n"), entry, structure)
+
+
+def cursor(ls: EchoesServer, doc: Doc, position: types.Position) -> Optional[Tuple[int, int]]:
+    """(line, code-point column) of a client position; None when it is outside the text."""
+    if position.line < 0 or position.line >= len(doc.lines):
+        return None
+    return position.line, ls.columns.from_client(doc.lines[position.line], position.character)
+
+
+class Ranges:
+    """Engine places → LSP ranges, reading a file's lines only when its columns need converting."""
+
+    def __init__(self, ls: EchoesServer) -> None:
+        self.ls = ls
+        self.opened = open_documents(ls)
+        self.cache: Dict[str, Optional[List[str]]] = {}
+
+    def lines(self, path: str) -> Optional[List[str]]:
+        if path in self.cache:
+            return self.cache[path]
+        lines: Optional[List[str]]
+        opened = self.opened.get(path)
+        if opened is not None:
+            text = buffer(self.ls, opened[0])
+            lines = text.split("\n") if text is not None else None
+        else:
+            folder = self.ls.folder_for_path(path, create=False)
+            entry = folder.vault.entries.get(path) if folder is not None else None
+            known_ascii = entry is not None and entry.parsed and entry.ascii and entry.text_hash
+            if self.ls.columns.encoding == "utf-32" or known_ascii:
+                lines = None
+            else:
+                text, _error = read_text(path)
+                lines = text.split("\n") if text is not None else None
+        self.cache[path] = lines
+        return lines
+
+    def range(self, place: Place) -> types.Range:
+        lines = self.lines(place.path)
+        if lines is None:
+            return types.Range(
+                start=types.Position(line=place.line, character=place.start),
+                end=types.Position(line=place.end_line, character=place.end),
+            )
+        return make_range(
+            lines, self.ls.columns, place.line, place.start, place.end_line, place.end
+        )
+
+    def uri(self, path: str) -> str:
+        return path_to_uri(path)
+
+    def location(self, place: Place) -> types.Location:
+        return types.Location(uri=self.uri(place.path), range=self.range(place))
+
+    def structure_reader(self, vault: Vault) -> Callable[[Entry], Optional[Structure]]:
+        """An open file's structure as its buffer has it (edits may not be analysed yet)."""
+
+        def structure_of(entry: Entry) -> Optional[Structure]:
+            opened = self.opened.get(entry.path)
+            if opened is None:
+                return entry.structure
+            return structure_for(vault, entry.path, buffer(self.ls, opened[0]))
+
+        return structure_of
+
+    def open_in(self, vault: Vault) -> List[str]:
+        return [path for path in self.opened if vault.rel(path) is not None]
+
+
+def link_range(ls: EchoesServer, doc: Doc, link: Link) -> types.Range:
+    return make_range(doc.lines, ls.columns, link.line, link.start, link.line, link.end)
+
+
+async def ready(folder: Folder, timeout: float = LOAD_WAIT) -> None:
+    """Wait until the whole vault is parsed; past the timeout, parse the rest now."""
+    if folder.loaded.is_set():
+        return
+    try:
+        await asyncio.wait_for(folder.loaded.wait(), timeout)
+    except asyncio.TimeoutError:
+        folder.vault.complete()
+
+
+def guarded(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Read-only features answer `default` rather than an error when something unexpected
+    happens; refusals meant for the user still become LSP errors."""
+
+    def wrap(handler: Callable[..., Any]) -> Callable[..., Any]:
+        if asyncio.iscoroutinefunction(handler):
+
+            @functools.wraps(handler)
+            async def run_async(*args: Any) -> Any:
+                try:
+                    return await handler(*args)
+                except Refusal as refusal:
+                    raise request_failed(str(refusal)) from refusal
+                except Exception:
+                    log.exception("%s failed", handler.__name__)
+                    return default
+
+            return run_async
+
+        @functools.wraps(handler)
+        def run(*args: Any) -> Any:
+            try:
+                return handler(*args)
+            except Refusal as refusal:
+                raise request_failed(str(refusal)) from refusal
+            except Exception:
+                log.exception("%s failed", handler.__name__)
+                return default
+
+        return run
+
+    return wrap
+
+
+def capability(ls: EchoesServer, path: str, default: Any = None) -> Any:
+    """A client capability by dotted attribute path (`text_document.definition.link_support`)."""
+    value: Any = ls.client_capabilities
+    for name in path.split("."):
+        value = getattr(value, name, None)
+        if value is None:
+            return default
+    return value
+
+
+# -- completion ------------------------------------------------------------------------------------
+
+
+def completion_item(
+    ls: EchoesServer, line_text: str, line: int, candidate: completing.Candidate, tags: bool
+) -> types.CompletionItem:
+    start = ls.columns.to_client(line_text, candidate.start)
+    end = ls.columns.to_client(line_text, candidate.end)
+    return types.CompletionItem(
+        label=candidate.label,
+        kind=KINDS.get(candidate.kind, types.CompletionItemKind.Text),
+        detail=candidate.detail,
+        documentation=(
+            types.MarkupContent(kind=types.MarkupKind.Markdown, value=candidate.documentation)
+            if candidate.documentation
+            else None
+        ),
+        sort_text=candidate.sort_text,
+        filter_text=candidate.filter_text,
+        text_edit=types.TextEdit(
+            range=types.Range(
+                start=types.Position(line=line, character=start),
+                end=types.Position(line=line, character=end),
+            ),
+            new_text=candidate.new_text,
+        ),
+        tags=[types.CompletionItemTag.Deprecated] if candidate.deprecated and tags else None,
+        deprecated=True if candidate.deprecated else None,
+    )
+
+
+def complete(ls: EchoesServer, params: types.CompletionParams) -> Optional[types.CompletionList]:
+    doc = load(ls, params.text_document.uri)
+    if doc is None:
+        return None
+    where = cursor(ls, doc, params.position)
+    if where is None:
+        return None
+    line, column = where
+    found = completing.complete(
+        doc.vault, doc.text, line, column, doc.is_page, own=doc.structure, lines_of=ls.lines_of
+    )
+    if found is None:
+        return None
+    tags = bool(capability(ls, "text_document.completion.completion_item.tag_support"))
+    line_text = doc.lines[line]
+    return types.CompletionList(
+        is_incomplete=found.incomplete,
+        items=[completion_item(ls, line_text, line, item, tags) for item in found.items],
+    )
+
+
+# -- hover, definition, document links -------------------------------------------------------------
+
+
+def hover(ls: EchoesServer, params: types.HoverParams) -> Optional[types.Hover]:
+    doc = load(ls, params.text_document.uri)
+    if doc is None:
+        return None
+    where = cursor(ls, doc, params.position)
+    if where is None:
+        return None
+    link = link_at(doc.structure, *where)
+    if link is None:
+        return None
+    target = resolve(doc.vault, doc.entry, link, doc.structure)
+    return types.Hover(
+        contents=types.MarkupContent(
+            kind=types.MarkupKind.Markdown, value=hover_markdown(doc.vault, target)
+        ),
+        range=link_range(ls, doc, link),
+    )
+
+
+def goto_definition(
+    ls: EchoesServer, params: types.DefinitionParams
+) -> Optional[Union[List[types.LocationLink], List[types.Location]]]:
+    doc = load(ls, params.text_document.uri)
+    if doc is None:
+        return None
+    where = cursor(ls, doc, params.position)
+    if where is None:
+        return None
+    link = link_at(doc.structure, *where)
+    if link is None:
+        return None
+    found = definition(resolve(doc.vault, doc.entry, link, doc.structure))
+    if found is None:
+        return None
+    whole, selection = found
+    ranges = Ranges(ls)
+    if doc.path in (whole.path, selection.path):
+        ranges.cache[doc.path] = doc.lines
+    if capability(ls, "text_document.definition.link_support"):
+        return [
+            types.LocationLink(
+                target_uri=ranges.uri(whole.path),
+                target_range=ranges.range(whole),
+                target_selection_range=ranges.range(selection),
+                origin_selection_range=link_range(ls, doc, link),
+            )
+        ]
+    return [ranges.location(selection)]
+
+
+def document_links(
+    ls: EchoesServer, params: types.DocumentLinkParams
+) -> Optional[List[types.DocumentLink]]:
+    doc = load(ls, params.text_document.uri)
+    if doc is None:
+        return None
+    found: List[types.DocumentLink] = []
+    for link in doc.structure.links:
+        target = resolve(doc.vault, doc.entry, link, doc.structure)
+        place = definition(target)
+        if place is None:
+            continue
+        uri = path_to_uri(place[1].path)
+        if place[1].line > 0:
+            uri += f"#L{place[1].line + 1}"
+        tooltip = None
+        if target.page is not None:
+            tooltip = target.page.info.summary if target.page.info is not None else None
+        elif target.asset is not None:
+            tooltip = doc.vault.rel(target.asset)
+        found.append(
+            types.DocumentLink(range=link_range(ls, doc, link), target=uri, tooltip=tooltip)
+        )
+    return found
+
+
+# -- references and code lens ---------------------------------------------------------------------
+
+
+async def find_references(
+    ls: EchoesServer, uri: str, position: types.Position, include_declaration: bool
+) -> Optional[List[types.Location]]:
+    doc = load(ls, uri)
+    if doc is None:
+        return None
+    where = cursor(ls, doc, position)
+    if where is None:
+        return None
+    await ready(doc.folder)
+    doc.entry = doc.vault.entry(doc.path)
+    subject = subject_at(doc.vault, doc.entry, doc.structure, *where)
+    if subject is None:
+        return None
+    return locate_references(ls, doc.vault, subject, include_declaration)
+
+
+def locate_references(
+    ls: EchoesServer, vault: Vault, subject: Subject, include_declaration: bool
+) -> List[types.Location]:
+    ranges = Ranges(ls)
+    places = references(
+        vault,
+        subject,
+        structure_of=ranges.structure_reader(vault),
+        extra_sources=ranges.open_in(vault),
+    )
+    if include_declaration:
+        own = declaration(vault, subject)
+        if own is not None:
+            places.insert(0, own)
+    return [ranges.location(place) for place in places]
+
+
+def lens_title(count: int) -> str:
+    return f"{count} backlink" + ("" if count == 1 else "s")
+
+
+async def code_lenses(
+    ls: EchoesServer, params: types.CodeLensParams
+) -> Optional[List[types.CodeLens]]:
+    doc = load(ls, params.text_document.uri)
+    if doc is None or doc.entry is None or doc.entry.kind != PAGE:
+        return None
+    await ready(doc.folder)
+    entry = doc.vault.entry(doc.path)
+    if entry is None:
+        return None
+    count = len(backlink_sources(doc.vault, entry))
+    title = title_of(doc.structure)
+    place = title_place(entry, doc.structure)
+    line_text = doc.lines[place.line] if place.line < len(doc.lines) else ""
+    position = types.Position(
+        line=place.line, character=ls.columns.to_client(line_text, title.start if title else 0)
+    )
+    return [
+        types.CodeLens(
+            range=make_range(doc.lines, ls.columns, place.line, place.start, place.line, place.end),
+            command=types.Command(
+                title=lens_title(count),
+                command=REFERENCES_COMMAND,
+                arguments=[
+                    {
+                        "uri": doc.uri,
+                        "position": {"line": position.line, "character": position.character},
+                    }
+                ],
+            ),
+        )
+    ]
+
+
+# -- symbols ---------------------------------------------------------------------------------------
+
+
+def section_symbols(
+    ls: EchoesServer, lines: Sequence[str], sections: Sequence[Any]
+) -> List[types.DocumentSymbol]:
+    symbols = []
+    for section in sections:
+        heading = section.heading
+        end_line = min(section.end_line, max(0, len(lines) - 1))
+        symbols.append(
+            types.DocumentSymbol(
+                name=heading.text or "#" * heading.level,
+                detail="#" * heading.level,
+                kind=types.SymbolKind.String,
+                range=make_range(
+                    lines, ls.columns, heading.line, 0, end_line, len(lines[end_line])
+                ),
+                selection_range=make_range(
+                    lines, ls.columns, heading.line, heading.start, heading.line, heading.end
+                ),
+                children=section_symbols(ls, lines, section.children),
+            )
+        )
+    return symbols
+
+
+def flat_symbols(
+    ls: EchoesServer, uri: str, lines: Sequence[str], sections: Sequence[Any], parent: Optional[str]
+) -> List[types.SymbolInformation]:
+    found = []
+    for section in sections:
+        heading = section.heading
+        name = heading.text or "#" * heading.level
+        end_line = min(section.end_line, max(0, len(lines) - 1))
+        found.append(
+            types.SymbolInformation(
+                name=name,
+                kind=types.SymbolKind.String,
+                location=types.Location(
+                    uri=uri,
+                    range=make_range(
+                        lines, ls.columns, heading.line, 0, end_line, len(lines[end_line])
+                    ),
+                ),
+                container_name=parent,
+            )
+        )
+        found.extend(flat_symbols(ls, uri, lines, section.children, name))
+    return found
+
+
+def document_symbols(
+    ls: EchoesServer, params: types.DocumentSymbolParams
+) -> Optional[Union[List[types.DocumentSymbol], List[types.SymbolInformation]]]:
+    doc = load(ls, params.text_document.uri)
+    if doc is None:
+        return None
+    sections = outline(doc.structure, len(doc.lines))
+    if capability(ls, "text_document.document_symbol.hierarchical_document_symbol_support"):
+        return section_symbols(ls, doc.lines, sections)
+    return flat_symbols(ls, doc.uri, doc.lines, sections, None)
+
+
+async def workspace_symbols(
+    ls: EchoesServer, params: types.WorkspaceSymbolParams
+) -> List[types.SymbolInformation]:
+    folders = list(ls.folders.values())
+    for folder in folders:
+        if not folder.loaded.is_set():
+            try:
+                await asyncio.wait_for(folder.loaded.wait(), SYMBOL_WAIT)
+            except asyncio.TimeoutError:
+                pass
+    cards = search_pages([folder.vault for folder in folders], params.query or "")
+    tags = bool(capability(ls, "workspace.symbol.tag_support"))
+    return [
+        types.SymbolInformation(
+            name=card.stem,
+            kind=types.SymbolKind.File,
+            location=types.Location(
+                uri=path_to_uri(card.path),
+                range=types.Range(
+                    start=types.Position(line=card.title_line, character=0),
+                    end=types.Position(line=card.title_line, character=0),
+                ),
+            ),
+            container_name=card.summary or None,
+            tags=[types.SymbolTag.Deprecated] if card.deprecated and tags else None,
+            deprecated=True if card.deprecated and not tags else None,
+        )
+        for card in cards
+    ]
+
+
+# -- rename ----------------------------------------------------------------------------------------
+
+
+def rename_target(doc: Doc, columns: Columns, line: int, column: int) -> Tuple[Entry, types.Range]:
+    """The page a rename at this position renames, and the span the editor highlights."""
+    link = link_at(doc.structure, line, column)
+    if link is not None:
+        if link.is_asset:
+            raise Refusal("assets are renamed in the file explorer; this renames pages only")
+        if not link.page_stem:
+            raise Refusal(
+                "this link points into its own page; rename the page from its title or from a "
+                "[[link]] that names it"
+            )
+        page = doc.vault.page(link.page_stem)
+        if page is None:
+            raise Refusal(f"there is no page named {link.page_stem!r} to rename")
+        start = link.target_start + len(link.target) - len(link.target.rsplit("/", 1)[-1].lstrip())
+        return page, make_range(doc.lines, columns, line, start, line, link.target_end)
+    title = title_of(doc.structure)
+    if (
+        doc.entry is not None
+        and doc.entry.kind == PAGE
+        and title is not None
+        and title.line == line
+    ):
+        return doc.entry, make_range(doc.lines, columns, line, title.start, line, title.end)
+    raise Refusal(
+        "place the cursor on a [[link]] to a page, or on a page's title (its first # heading), "
+        "to rename that page"
+    )
+
+
+class Renames:
+    """Renames this server asked the client to perform, so that the client's own
+    `willRenameFiles` for them does not update the links a second time."""
+
+    def __init__(self) -> None:
+        self.expected: Dict[Tuple[str, str], float] = {}
+
+    def expect(self, old: str, new: str) -> None:
+        now = time.monotonic()
+        self.expected = {pair: until for pair, until in self.expected.items() if until > now}
+        self.expected[(old, new)] = now + RENAME_MEMORY
+
+    def claim(self, old: str, new: str) -> bool:
+        until = self.expected.pop((old, new), None)
+        return until is not None and until > time.monotonic()
+
+
+def text_edits(
+    ranges: Ranges, changes: Dict[str, List[TextChange]]
+) -> List[Tuple[str, Optional[int], List[types.TextEdit]]]:
+    """(uri, version of the open document or None, edits) per file."""
+    result = []
+    for path in sorted(changes):
+        opened = ranges.opened.get(path)
+        edits = [
+            types.TextEdit(
+                range=ranges.range(Place(path, change.line, change.start, change.line, change.end)),
+                new_text=change.new_text,
+            )
+            for change in changes[path]
+        ]
+        result.append(
+            (
+                path_to_uri(path) if opened is None else opened[0],
+                opened[1] if opened else None,
+                edits,
+            )
+        )
+    return result
+
+
+def document_edits(
+    ranges: Ranges, changes: Dict[str, List[TextChange]]
+) -> List[types.TextDocumentEdit]:
+    return [
+        types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+            edits=list(edits),
+        )
+        for uri, version, edits in text_edits(ranges, changes)
+    ]
+
+
+def supports_file_rename(ls: EchoesServer) -> bool:
+    """Resource operations only travel in `documentChanges`, so a client that lists `rename`
+    among them accepts both (Neovim does not set `documentChanges` but applies them)."""
+    operations = capability(ls, "workspace.workspace_edit.resource_operations", []) or []
+    return types.ResourceOperationKind.Rename in operations or "rename" in operations
+
+
+def supports_document_changes(ls: EchoesServer) -> bool:
+    return bool(
+        capability(ls, "workspace.workspace_edit.document_changes")
+    ) or supports_file_rename(ls)
+
+
+def register(server: EchoesServer) -> None:
+    renames = Renames()
+    lens_timers: Dict[str, asyncio.TimerHandle] = {}
+    watched: Dict[int, Vault] = {}
+
+    def watch_for_lenses(ls: EchoesServer, folder: Folder) -> None:
+        """Ask the client to refresh code lenses after the link graph changes."""
+        if not capability(ls, "workspace.code_lens.refresh_support"):
+            return
+        vault = folder.vault
+        if id(vault) in watched:
+            return
+        watched[id(vault)] = vault
+
+        def changed(_path: Optional[str]) -> None:
+            if "timer" in lens_timers:
+                return
+
+            def fire() -> None:
+                lens_timers.pop("timer", None)
+                try:
+                    ls.workspace_code_lens_refresh(None)
+                except Exception:
+                    log.exception("codeLens refresh failed")
+
+            try:
+                lens_timers["timer"] = asyncio.get_event_loop().call_later(LENS_REFRESH_DELAY, fire)
+            except RuntimeError:
+                pass
+
+        vault.listeners.append(changed)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionOptions(trigger_characters=TRIGGERS, resolve_provider=False),
+    )
+    @guarded(None)
+    def completion(
+        ls: EchoesServer, params: types.CompletionParams
+    ) -> Optional[types.CompletionList]:
+        return complete(ls, params)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @guarded(None)
+    def on_hover(ls: EchoesServer, params: types.HoverParams) -> Optional[types.Hover]:
+        return hover(ls, params)
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @guarded(None)
+    def on_definition(ls: EchoesServer, params: types.DefinitionParams) -> Any:
+        return goto_definition(ls, params)
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    @guarded(None)
+    async def on_references(
+        ls: EchoesServer, params: types.ReferenceParams
+    ) -> Optional[List[types.Location]]:
+        return await find_references(
+            ls, params.text_document.uri, params.position, params.context.include_declaration
+        )
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DOCUMENT_LINK, types.DocumentLinkOptions(resolve_provider=False)
+    )
+    @guarded(None)
+    def on_document_link(ls: EchoesServer, params: types.DocumentLinkParams) -> Any:
+        return document_links(ls, params)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @guarded(None)
+    def on_document_symbol(ls: EchoesServer, params: types.DocumentSymbolParams) -> Any:
+        return document_symbols(ls, params)
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    @guarded([])
+    async def on_workspace_symbol(ls: EchoesServer, params: types.WorkspaceSymbolParams) -> Any:
+        return await workspace_symbols(ls, params)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    @guarded(None)
+    async def on_code_lens(ls: EchoesServer, params: types.CodeLensParams) -> Any:
+        path = uri_to_path(params.text_document.uri)
+        folder = ls.folder_for_path(path) if path else None
+        if folder is not None:
+            watch_for_lenses(ls, folder)
+        return await code_lenses(ls, params)
+
+    @server.command(REFERENCES_COMMAND)
+    async def references_command(ls: EchoesServer, *args: Any) -> Any:
+        """`{uri, position}` → the Locations of the references there (for code lenses)."""
+        argument = args[0] if args and isinstance(args[0], dict) else None
+        if isinstance(args, (list, tuple)) and len(args) == 1 and isinstance(args[0], list):
+            argument = args[0][0] if args[0] and isinstance(args[0][0], dict) else None
+        if argument is None or not isinstance(argument.get("uri"), str):
+            raise request_failed(f"{REFERENCES_COMMAND} takes one argument {{uri, position}}")
+        raw = argument.get("position") or {}
+        try:
+            position = types.Position(
+                line=int(raw.get("line", 0)), character=int(raw.get("character", 0))
+            )
+        except (TypeError, ValueError, AttributeError) as error:
+            raise request_failed("`position` must be {line, character}") from error
+        found = await find_references(ls, argument["uri"], position, False)
+        return get_converter().unstructure(found or [])
+
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    @guarded(None)
+    def on_prepare_rename(
+        ls: EchoesServer, params: types.PrepareRenameParams
+    ) -> Optional[types.PrepareRenamePlaceholder]:
+        doc = load(ls, params.text_document.uri)
+        if doc is None:
+            raise Refusal("this file is not part of an EchoesVault")
+        where = cursor(ls, doc, params.position)
+        if where is None:
+            raise Refusal("the position is outside the document")
+        page, span = rename_target(doc, ls.columns, *where)
+        return types.PrepareRenamePlaceholder(range=span, placeholder=page.stem)
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    @guarded(None)
+    async def on_rename(
+        ls: EchoesServer, params: types.RenameParams
+    ) -> Optional[types.WorkspaceEdit]:
+        if not supports_file_rename(ls):
+            raise Refusal(
+                "renaming a page renames its file, and this editor does not accept file renames "
+                "in workspace edits (workspaceEdit.resourceOperations lacks `rename`); rename the "
+                "file in the file explorer instead, and its links are updated"
+            )
+        doc = load(ls, params.text_document.uri)
+        if doc is None:
+            raise Refusal("this file is not part of an EchoesVault")
+        where = cursor(ls, doc, params.position)
+        if where is None:
+            raise Refusal("the position is outside the document")
+        await ready(doc.folder)
+        doc.entry = doc.vault.entry(doc.path)
+        page, _span = rename_target(doc, ls.columns, *where)
+        return rename_edit(ls, doc.folder, page, params.new_name, renames)
+
+    @server.feature(
+        types.WORKSPACE_WILL_RENAME_FILES,
+        types.FileOperationRegistrationOptions(
+            filters=[
+                types.FileOperationFilter(
+                    scheme="file",
+                    pattern=types.FileOperationPattern(
+                        glob=PAGES_GLOB, matches=types.FileOperationPatternKind.File
+                    ),
+                )
+            ]
+        ),
+    )
+    @guarded(None)
+    async def on_will_rename(
+        ls: EchoesServer, params: types.RenameFilesParams
+    ) -> Optional[types.WorkspaceEdit]:
+        return await will_rename(ls, params, renames)
+
+
+def rename_edit(
+    ls: EchoesServer, folder: Folder, page: Entry, new_name: str, renames: Renames
+) -> types.WorkspaceEdit:
+    vault = folder.vault
+    new_stem = check_new_name(vault, page, new_name)
+    ranges = Ranges(ls)
+    changes = rename_changes(
+        vault,
+        page.key,
+        new_stem,
+        structure_of=ranges.structure_reader(vault),
+        extra_sources=ranges.open_in(vault),
+    )
+    old_uri = path_to_uri(page.path)
+    new_path = os.path.join(os.path.dirname(page.path), new_stem + ".md")
+    new_uri = path_to_uri(new_path)
+    operations: List[Union[types.TextDocumentEdit, types.RenameFile]] = list(
+        document_edits(ranges, changes)
+    )
+    operations.append(
+        types.RenameFile(
+            old_uri=old_uri,
+            new_uri=new_uri,
+            options=types.RenameFileOptions(overwrite=False, ignore_if_exists=False),
+        )
+    )
+    renames.expect(page.path, new_path)
+    return types.WorkspaceEdit(document_changes=operations)
+
+
+async def will_rename(
+    ls: EchoesServer, params: types.RenameFilesParams, renames: Renames
+) -> Optional[types.WorkspaceEdit]:
+    """Links to pages the editor is about to rename, updated to the new names."""
+    combined: Dict[str, List[TextChange]] = {}
+    ranges = Ranges(ls)
+    for item in params.files:
+        old = uri_to_path(item.old_uri)
+        new = uri_to_path(item.new_uri)
+        if old is None or new is None or renames.claim(old, new):
+            continue
+        folder = ls.folder_for_path(old, create=False)
+        if folder is None:
+            continue
+        vault = folder.vault
+        await ready(folder)
+        page = vault.entry(old)
+        if page is None or page.kind != PAGE:
+            continue
+        rel = vault.rel(new) or ""
+        if not (rel.startswith(rules.PAGES_DIR + "/") and rel.count("/") == 1):
+            ls.show(
+                f"{page.rel} is moving out of pages/; links to it are left as they are",
+                types.MessageType.Warning,
+            )
+            continue
+        name = os.path.basename(new)
+        try:
+            new_stem = check_new_name(vault, page, name)
+        except Refusal as refusal:
+            if rules.nfc(name[:-3] if name.endswith(".md") else name) != page.stem:
+                ls.show(
+                    f"links to {page.stem} are not updated: {refusal}", types.MessageType.Warning
+                )
+            continue
+        found = rename_changes(
+            vault,
+            page.key,
+            new_stem,
+            structure_of=ranges.structure_reader(vault),
+            extra_sources=ranges.open_in(vault),
+        )
+        for path, edits in found.items():
+            combined.setdefault(path, []).extend(edits)
+    if not combined:
+        return None
+    if supports_document_changes(ls):
+        return types.WorkspaceEdit(document_changes=list(document_edits(ranges, combined)))
+    return types.WorkspaceEdit(
+        changes={uri: edits for uri, _version, edits in text_edits(ranges, combined)}
+    )

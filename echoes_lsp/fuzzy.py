@@ -1,0 +1,261 @@
+"""A small, fast fuzzy scorer for page names and summaries.
+
+Tiers, best first: the name is the query; the name starts with the query; the query starts a word
+of the name; the query occurs in the name; the query's characters occur in the name in order (a
+subsequence); the query occurs in the summary (at a word start, anywhere, or word by word).
+Matching is case-insensitive (case folding after NFC). Within a tier, shorter names and earlier
+matches win. Scores are positive integers, 0 means no match, and every score of a tier is higher
+than every score of the tiers below it, so a search may stop after the first tiers that fill the
+list.
+
+`Matcher` scores one string at a time. `NameIndex` answers a whole query over many names at C
+speed: prefix matches come from a sorted list by bisection, and the other tiers from regular
+expressions run over all names (or summaries) joined into one text.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from bisect import bisect_left, bisect_right
+from typing import List, Optional, Sequence, Tuple
+
+import echoes_vault as rules
+
+EXACT = 6000
+PREFIX = 5000  # + up to 400 for short names
+WORD = 4000  # + up to 400, - up to 200
+SUBSTRING = 3000  # + up to 400, - up to 200
+SUBSEQUENCE = 1500  # + up to 999
+SUMMARY_WORD = 1000  # - up to 400
+SUMMARY = 500  # - up to 250
+SUMMARY_WORDS = 200
+# Shorter queries match too much prose to be useful against summaries.
+SUMMARY_MIN_QUERY = 3
+BOUNDARIES = frozenset(" -_./#()[]:,+")
+_SCALE = 1 << 24  # scores and positions packed into one integer for C-speed selection
+
+
+def fold(text: str) -> str:
+    """The form both sides are compared in."""
+    return rules.nfc(text).casefold()
+
+
+def _short_bonus(length: int) -> int:
+    return max(0, 400 - length * 4)
+
+
+def prefix_score(name: str, query: str) -> int:
+    return EXACT if len(name) == len(query) else PREFIX + _short_bonus(len(name))
+
+
+def inner_score(name: str, position: int) -> int:
+    """A match of the query at `position` > 0 of `name`."""
+    tier = WORD if name[position - 1] in BOUNDARIES else SUBSTRING
+    return tier + _short_bonus(len(name)) - min(position, 200)
+
+
+def subsequence_score(name: str, start: int, end: int, letters: int) -> int:
+    """Compact matches that begin at a word start score higher."""
+    spread = max(0, end - start - letters)
+    bonus = 600 - min(spread, 60) * 8
+    if start == 0 or name[start - 1] in BOUNDARIES:
+        bonus += 300
+    bonus += _short_bonus(len(name)) // 4 - min(start, 50)
+    return SUBSEQUENCE + max(1, min(999, bonus))
+
+
+def summary_score(summary: str, position: int) -> int:
+    if position == 0 or summary[position - 1] in BOUNDARIES:
+        return SUMMARY_WORD - min(position, 400)
+    return SUMMARY - min(position, 250)
+
+
+class Matcher:
+    """One query, compiled once and applied to many candidates (already folded)."""
+
+    def __init__(self, query: str) -> None:
+        folded = fold(query).strip()
+        self.query = folded
+        self.words = tuple(folded.split())
+        # Page names write spaces as `-` or `_` as often as not.
+        self.variants: Tuple[str, ...] = (
+            (folded, folded.replace(" ", "-"), folded.replace(" ", "_"))
+            if " " in folded
+            else (folded,)
+        )
+        letters = [ch for ch in folded if not ch.isspace()]
+        self.letters = len(letters)
+        # `a[^\nb]*b[^\nc]*c`: each gap stops at the next letter, so matching never backtracks
+        # within a gap and finds the leftmost, most compact occurrence from each start.
+        parts = [re.escape(letters[0])] if letters else []
+        for ch in letters[1:]:
+            parts.append(f"[^\n{re.escape(ch)}]*{re.escape(ch)}")
+        self.pattern: Optional[re.Pattern[str]] = re.compile("".join(parts)) if parts else None
+
+    def __bool__(self) -> bool:
+        return bool(self.query)
+
+    def name(self, name: str) -> int:
+        """Score of a folded name; 0 when it does not match."""
+        if not self.query:
+            return 1
+        best = 0
+        for variant in self.variants:
+            position = name.find(variant)
+            if position == 0:
+                return prefix_score(name, variant)
+            if position > 0:
+                best = max(best, inner_score(name, position))
+        if best or self.pattern is None:
+            return best
+        match = self.pattern.search(name)
+        if match is None:
+            return 0
+        return subsequence_score(name, match.start(), match.end(), self.letters)
+
+    def summary(self, summary: str) -> int:
+        """Score of a folded summary (the weaker signal); 0 when it does not match."""
+        query = self.query
+        if len(query) < SUMMARY_MIN_QUERY or not summary:
+            return 0
+        position = summary.find(query)
+        if position >= 0:
+            return summary_score(summary, position)
+        if len(self.words) > 1 and all(word in summary for word in self.words):
+            return SUMMARY_WORDS
+        return 0
+
+    def score(self, name: str, summary: str = "") -> int:
+        """Best of the name score and the (lower-weighted) summary score."""
+        best = self.name(name)
+        if best:
+            return best
+        return self.summary(summary)
+
+
+def _starts(items: Sequence[str]) -> List[int]:
+    starts = []
+    offset = 0
+    for item in items:
+        starts.append(offset)
+        offset += len(item) + 1
+    return starts
+
+
+class NameIndex:
+    """Folded names and summaries, in display order, searchable as a whole."""
+
+    def __init__(self, names: Sequence[str], summaries: Sequence[str]) -> None:
+        # Newlines never occur in folded names; summaries are one line by the protocol, and any
+        # stray line break is flattened so offsets stay one item per line.
+        self.names = [name.replace("\n", " ") for name in names]
+        self.summaries = [summary.replace("\n", " ") for summary in summaries]
+        self.blob = "\n".join(self.names)
+        self.starts = _starts(self.names)
+        self._summary_blob: Optional[str] = None
+        self.summary_starts: List[int] = []
+        order = sorted(range(len(self.names)), key=lambda index: self.names[index])
+        self.sorted_names = [self.names[index] for index in order]
+        # Within the prefix tier: shorter names first, then display order.
+        self.prefix_keys = [min(len(self.names[index]), 100) * _SCALE + index for index in order]
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def set_summary(self, index: int, summary: str) -> None:
+        """A page's summary changed; its name and place did not."""
+        self.summaries[index] = summary.replace("\n", " ")
+        self._summary_blob = None
+
+    @property
+    def summary_blob(self) -> str:
+        if self._summary_blob is None:
+            self._summary_blob = "\n".join(self.summaries)
+            self.summary_starts = _starts(self.summaries)
+        return self._summary_blob
+
+    def _prefix(self, query: str) -> Tuple[int, int]:
+        low = bisect_left(self.sorted_names, query)
+        high = bisect_right(self.sorted_names, query + "\U0010ffff", low)
+        return low, high
+
+    def search(self, query: str, limit: int) -> Tuple[List[Tuple[int, int]], bool]:
+        """[(score, index)] of the best `limit` matches, best first (ties in display order), and
+        whether more matched than were returned."""
+        matcher = Matcher(query)
+        if not matcher.query:
+            count = min(limit, len(self.names))
+            return [(1, index) for index in range(count)], len(self.names) > limit
+        scores: dict = {}
+        # Tier 1: prefixes (exact matches are the shortest of them).
+        for variant in matcher.variants:
+            low, high = self._prefix(variant)
+            if high - low >= limit and variant is matcher.query:
+                keys = heapq.nsmallest(limit, self.prefix_keys[low:high])
+                chosen = [key % _SCALE for key in keys]
+                return [(prefix_score(self.names[i], variant), i) for i in chosen], True
+            for key in self.prefix_keys[low:high]:
+                index = key % _SCALE
+                value = prefix_score(self.names[index], variant)
+                if value > scores.get(index, 0):
+                    scores[index] = value
+        # Tier 2: the query inside a name (at a word start or anywhere; a single character only
+        # at a word start, since it occurs almost everywhere). A name keeps its best occurrence.
+        blob = self.blob
+        names = self.names
+        get = scores.get
+        starts = self.starts
+        last = len(starts) - 1
+        for variant in matcher.variants:
+            escaped = re.escape(variant)
+            if len(variant) == 1:
+                boundary = re.escape("".join(sorted(BOUNDARIES)))
+                escaped = f"(?<=[{boundary}]){escaped}"
+            # Matches come in text order, so the name holding each is found by walking forward.
+            index = 0
+            for match in re.finditer(escaped, blob):
+                offset = match.start()
+                while index < last and starts[index + 1] <= offset:
+                    index += 1
+                position = offset - starts[index]
+                if position == 0:
+                    continue
+                name = names[index]
+                value = (
+                    (WORD if name[position - 1] in BOUNDARIES else SUBSTRING)
+                    + (400 - 4 * len(name) if len(name) < 100 else 0)
+                    - (position if position < 200 else 200)
+                )
+                if value > get(index, 0):
+                    scores[index] = value
+        # Tier 3: subsequences, only while the list is not full.
+        if len(scores) < limit and matcher.pattern is not None and matcher.letters > 1:
+            for match in matcher.pattern.finditer(blob):
+                index = bisect_right(starts, match.start()) - 1
+                if index in scores:
+                    continue
+                position = match.start() - starts[index]
+                scores[index] = subsequence_score(
+                    self.names[index], position, match.end() - starts[index], matcher.letters
+                )
+        # Tier 4: summaries.
+        if len(scores) < limit and len(matcher.query) >= SUMMARY_MIN_QUERY:
+            summary_blob = self.summary_blob
+            summary_starts = self.summary_starts
+            for match in re.finditer(re.escape(matcher.query), summary_blob):
+                index = bisect_right(summary_starts, match.start()) - 1
+                if index in scores:
+                    continue
+                position = match.start() - summary_starts[index]
+                scores[index] = summary_score(self.summaries[index], position)
+            if len(matcher.words) > 1 and len(scores) < limit:
+                lookaheads = "".join(f"(?=[^\n]*{re.escape(word)})" for word in matcher.words)
+                for match in re.finditer("^" + lookaheads, summary_blob, re.M):
+                    index = bisect_right(summary_starts, match.start()) - 1
+                    if index not in scores:
+                        scores[index] = SUMMARY_WORDS
+        top = _SCALE - 1
+        packed = [value * _SCALE + (top - index) for index, value in scores.items()]
+        best = heapq.nlargest(limit, packed)
+        return [(key // _SCALE, top - key % _SCALE) for key in best], len(packed) > limit
