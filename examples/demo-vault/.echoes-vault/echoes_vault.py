@@ -736,7 +736,7 @@ _SECRET_HINTS: Dict[str, Tuple[str, ...]] = {
     "Anthropic API key": ("sk-ant-",),
     "API key (sk-)": ("sk-",),
     "JSON Web Token": ("eyJ",),
-    "credential URI": ("@",),
+    "credential URI": ("://",),
 }
 
 
@@ -760,11 +760,14 @@ def _looks_like_placeholder(value: str) -> bool:
 
 def find_secrets(text: str) -> List[SecretHit]:
     """Credential-shaped strings in text, by kind and position; values are never returned."""
+    present = {kind for kind, hints in _SECRET_HINTS.items() if any(h in text for h in hints)}
+    if not present:
+        return []
     line_starts: Optional[List[int]] = None
     hits: List[SecretHit] = []
     taken: List[Tuple[int, int]] = []
     for kind, pattern in SECRET_PATTERNS:
-        if not any(hint in text for hint in _SECRET_HINTS[kind]):
+        if kind not in present:
             continue
         for match in pattern.finditer(text):
             start, end = match.span()
