@@ -5,8 +5,9 @@ Run it with `make demo` or `python examples/demo.py`.
 The runtime resolves `--workspace` to the enclosing Git repository's top level, exactly as agents
 rely on. `examples/demo-vault/` lives inside the echoes-lsp repository, so pointing the runtime at it
 directly would address the echoes-lsp checkout instead. The demo therefore copies the vault to a
-temporary directory, makes that copy its own Git repository (with the durable files committed, as a
-real project would have them), and runs the bundled runtime there:
+temporary directory, installs this checkout's runtime into the copy, makes the copy its own Git
+repository (with the durable files committed, as a real project would have them), and runs the
+bundled runtime there:
 
 1. `hydrate` rebuilds the ignored, local-only `index.md` and state, which a fresh clone lacks;
 2. `status --format card` shows the read-only health card;
@@ -67,6 +68,8 @@ def copy_vault(target: Path) -> Path:
         "index.md", "state.json", "lock", "index-cache.json", "__pycache__"
     )
     shutil.copytree(DEMO_VAULT, target, ignore=ignore)
+    # show the engine of this checkout, as `upgrade` would install it
+    shutil.copyfile(RUNTIME, target / ".echoes-vault" / "echoes_vault.py")
     if shutil.which("git"):
         git(target, "init", "-q")
         git(target, "add", "-A")

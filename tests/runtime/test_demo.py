@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -35,6 +36,10 @@ def test_demo_vault_is_committed_without_local_files() -> None:
         assert not (DEMO_VAULT / rel).exists(), rel
 
 
-def test_demo_vault_runtime_matches_the_bundled_runtime() -> None:
-    """Refresh with: cp runtime/echoes_vault.py examples/demo-vault/.echoes-vault/echoes_vault.py"""
-    assert (DEMO_VAULT / ".echoes-vault/echoes_vault.py").read_bytes() == RUNTIME.read_bytes()
+def test_demo_vault_runtime_is_the_current_engine() -> None:
+    """The committed project runtime must be the bundled engine's version (refresh it with
+    `cp runtime/echoes_vault.py examples/demo-vault/.echoes-vault/echoes_vault.py`)."""
+    pattern = re.compile(r'^(ENGINE_VERSION|PROTOCOL_VERSION) = "([^"]+)"', re.MULTILINE)
+    committed = dict(pattern.findall((DEMO_VAULT / ".echoes-vault/echoes_vault.py").read_text()))
+    bundled = dict(pattern.findall(RUNTIME.read_text()))
+    assert committed == bundled and len(bundled) == 2
