@@ -45,7 +45,7 @@ def command_action(
 ) -> types.CodeAction:
     disabled = None
     if not folder.writable:
-        disabled = types.CodeActionDisabledType(
+        disabled = types.CodeActionDisabled(
             reason=f"read-only vault: {folder.vault.marker.problem}"
         )
     return types.CodeAction(

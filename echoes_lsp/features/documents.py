@@ -97,6 +97,7 @@ def register(server: EchoesServer) -> None:
         caps = ls.client_capabilities
         if caps.workspace and caps.workspace.configuration:
             await pull_configuration(ls)
+            ls.refresh_open()
         watched = bool(
             caps.workspace
             and caps.workspace.did_change_watched_files

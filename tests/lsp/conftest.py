@@ -246,6 +246,13 @@ SERVER = ClientServerConfig(
 )
 
 
+@pytest_lsp.fixture(config=SERVER)
+async def bare_client(lsp_client: LanguageClient):
+    """A connected but uninitialized client, for tests that choose their own options."""
+    yield
+    await asyncio.wait_for(lsp_client.shutdown_session(), WAIT)
+
+
 @pytest_lsp.fixture(params=CLIENTS, config=SERVER)
 async def client(request: Any, lsp_client: LanguageClient, workspace: Path):
     await start_session(lsp_client, workspace, request.param)

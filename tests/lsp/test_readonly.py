@@ -1,0 +1,76 @@
+"""Read-only mode: an unsupported or missing marker keeps diagnostics but disables every write."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from .conftest import WAIT, Session, codes, copy_vault
+
+
+@pytest.fixture(params=["unsupported", "missing"])
+def workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    workspace = copy_vault("lsp-vault", tmp_path, init=True)
+    marker = workspace / "EchoesVault" / ".echoes-vault.json"
+    if request.param == "missing":
+        marker.unlink()
+    else:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+        data["protocolVersion"] = "2.0.0"
+        marker.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return workspace
+
+
+async def test_read_only_vault_still_gets_diagnostics_plus_ev700(session: Session) -> None:
+    document = session.open(session.page("auth.md"))
+    items = await session.diagnostics(document, lambda d: "EV700" in codes(d))
+    assert {"EV300", "EV301", "EV700"} <= set(codes(items))
+    marker = next(d for d in items if d.code == "EV700")
+    assert "read-only" in marker.message
+
+
+async def test_read_only_vault_refuses_every_write(session: Session) -> None:
+    page = session.page("sessions.md")
+    original = page.read_text(encoding="utf-8")
+    document = session.open(page)
+    session.replace(document, original + "\nMore.\n")
+    daily = session.workspace / "EchoesVault" / "daily"
+    before = sorted(str(p) for p in daily.rglob("*"))
+    for name, argument in [
+        ("echoes.savePage", {"uri": document}),
+        ("echoes.append", {"entry": "- note"}),
+        ("echoes.rebuildIndex", {}),
+        ("echoes.createPage", {"name": "new-page"}),
+        ("echoes.endSession", {"dailySummary": "- x", "confirmExplicitUserEnd": True}),
+    ]:
+        with pytest.raises(JsonRpcException) as refused:
+            await session.command(name, argument)
+        assert "read-only" in str(refused.value), name
+    assert page.read_text(encoding="utf-8") == original
+    assert not session.page("new-page.md").exists()
+    assert sorted(str(p) for p in daily.rglob("*")) == before
+    assert any("read-only" in m.message for m in session.client.messages)
+
+
+async def test_mutating_code_actions_are_disabled_with_a_reason(session: Session) -> None:
+    document = session.open(session.page("auth.md"))
+    items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
+    broken = next(d for d in items if d.code == "EV300")
+    actions = await asyncio.wait_for(
+        session.client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=document),
+                range=broken.range,
+                context=types.CodeActionContext(diagnostics=[broken]),
+            )
+        ),
+        WAIT,
+    )
+    create = next(a for a in actions or [] if "Create page" in a.title)
+    assert isinstance(create, types.CodeAction)
+    assert create.disabled is not None and "read-only" in create.disabled.reason

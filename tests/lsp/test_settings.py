@@ -1,0 +1,107 @@
+"""Typed settings from initializationOptions and workspace/configuration; bad values fall back."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .conftest import WAIT, Session, codes, copy_vault, start_session
+
+SECRET_PAGE = (
+    "---\ntype: note\nstack: []\nstatus: active\nsummary: Has a key.\n---\n\n"
+    "The key is AKIAIOSFODNN7EXAMPLE, do not share.\n"
+)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    workspace = copy_vault("lsp-vault", tmp_path)
+    (workspace / "EchoesVault" / "pages" / "keys.md").write_text(SECRET_PAGE, encoding="utf-8")
+    return workspace
+
+
+async def start(client: LanguageClient, workspace: Path, options: Optional[dict]) -> Session:
+    return await start_session(client, workspace, "neovim", options)
+
+
+async def test_per_code_severity_and_off(bare_client: LanguageClient, workspace: Path) -> None:
+    client = bare_client
+    session = await start(
+        client,
+        workspace,
+        {"echoes": {"diagnostics": {"severity": {"EV300": "error", "EV301": "off"}}}},
+    )
+    document = session.open(session.page("auth.md"))
+    items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
+    assert "EV301" not in codes(items)
+    assert all(
+        d.severity == types.DiagnosticSeverity.Error for d in items if d.code == "EV300"
+    )
+
+
+async def test_secret_scanning_can_be_turned_off(
+    bare_client: LanguageClient, workspace: Path
+) -> None:
+    client = bare_client
+    session = await start(client, workspace, {"echoes": {"secrets": {"enabled": False}}})
+    document = session.open(session.page("keys.md"))
+    await asyncio.sleep(0.3)
+    assert "EV600" not in codes(await session.diagnostics(document))
+
+
+async def test_secrets_are_reported_without_echoing_the_value(
+    bare_client: LanguageClient, workspace: Path
+) -> None:
+    client = bare_client
+    session = await start(client, workspace, None)
+    document = session.open(session.page("keys.md"))
+    items = await session.diagnostics(document, lambda d: "EV600" in codes(d))
+    secret = next(d for d in items if d.code == "EV600")
+    assert "AWS access key ID" in secret.message
+    assert "AKIAIOSFODNN7EXAMPLE" not in secret.message
+    assert (secret.range.start.line, secret.range.start.character) == (7, 11)
+    assert secret.range.end.character - secret.range.start.character == 20
+
+
+async def test_bad_settings_are_reported_and_defaults_used(
+    bare_client: LanguageClient, workspace: Path
+) -> None:
+    client = bare_client
+    options: Any = {
+        "echoes": {
+            "diagnostics": {"debounce": "soon", "severity": {"EV999": "error", "EV300": "loud"}},
+            "runtime": {"timeout": -1},
+            "exclude": "pages/*",
+        }
+    }
+    session = await start(client, workspace, options)
+    document = session.open(session.page("auth.md"))
+    items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
+    assert all(d.severity == types.DiagnosticSeverity.Warning for d in items if d.code == "EV300")
+    warnings = " ".join(m.message for m in session.client.messages)
+    for fragment in ("debounce", "EV999", "EV300", "timeout", "exclude"):
+        assert fragment in warnings
+
+
+async def test_workspace_configuration_is_read(
+    bare_client: LanguageClient, workspace: Path
+) -> None:
+    client = bare_client
+    client.set_configuration({"diagnostics": {"severity": {"EV302": "off"}}}, section="echoes")
+    session = await start(client, workspace, None)
+    document = session.open(session.page("auth.md"))
+    await asyncio.sleep(0.5)
+    items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
+    assert "EV302" not in codes(items)
+    # A configuration change is picked up without restarting.
+    client.set_configuration({"diagnostics": {"severity": {"EV300": "off"}}}, section="echoes")
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=None)
+    )
+    items = await session.diagnostics(document, lambda d: "EV300" not in codes(d), timeout=WAIT)
+    assert "EV302" in codes(items)
