@@ -14,6 +14,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
@@ -128,17 +129,22 @@ def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
     except OSError as error:
         return None, f"cannot be read: {error.strerror or error}"
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             return None, "is not a regular file (a FIFO, socket or device) and is not read"
-        handle = os.fdopen(fd, "rb")
-        fd = -1
-        with handle:
-            data = handle.read(MAX_PARSE_BYTES + 1)
+        chunks: List[bytes] = []
+        size = 0
+        while size <= MAX_PARSE_BYTES:
+            chunk = os.read(fd, max(info.st_size + 1 - size, 65536))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     except OSError as error:
         return None, f"cannot be read: {error.strerror or error}"
     finally:
-        if fd != -1:
-            os.close(fd)
+        os.close(fd)
     if len(data) > MAX_PARSE_BYTES:
         return None, f"is larger than {MAX_PARSE_BYTES // (1024 * 1024)} MiB and is not analysed"
     if b"\x00" in data:
@@ -150,6 +156,39 @@ def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
     if text.startswith("\ufeff"):
         text = text[1:]
     return rules.normalize_newlines(text), None
+
+
+@lru_cache(maxsize=1 << 16)
+def key_of(stem: str) -> str:
+    """`page_key` of a link target, memoized: the same targets recur across a vault."""
+    return rules.page_key(stem)
+
+
+def _secret_gates() -> Optional[Tuple[Tuple[str, Tuple[str, ...]], ...]]:
+    """The runtime's secret hints grouped under one uncommon character of each hint. A text
+    without that character cannot contain the hint, so `find_secrets` (which returns nothing
+    unless a hint occurs) can be skipped after a few one-character searches."""
+    hints = getattr(rules, "_SECRET_HINTS", None)
+    if not isinstance(hints, dict):
+        return None
+    common = " etaoinsrhldcu-.,/:EATSIO"
+    groups: Dict[str, List[str]] = {}
+    for group in hints.values():
+        for hint in group:
+            if not isinstance(hint, str) or not hint:
+                return None
+            gate = min(hint, key=lambda ch: (ch in common, ch.islower()))
+            groups.setdefault(gate, []).append(hint)
+    return tuple((gate, tuple(found)) for gate, found in groups.items())
+
+
+SECRET_GATES = _secret_gates()
+
+
+def may_hold_secret(text: str) -> bool:
+    if SECRET_GATES is None:
+        return True
+    return any(gate in text and any(hint in text for hint in hints) for gate, hints in SECRET_GATES)
 
 
 def read_marker(vault_root: str) -> Marker:
@@ -331,7 +370,7 @@ class Vault:
             return
         entry.text_hash = rules.text_sha256(text)
         entry.ascii = text.isascii()
-        entry.secrets = rules.find_secrets(text)
+        entry.secrets = rules.find_secrets(text) if may_hold_secret(text) else []
         if entry.kind == PAGE:
             entry.info = rules.analyze_page(text)
             body = entry.info.body_line
@@ -360,7 +399,7 @@ class Vault:
             stem = link.page_stem
             key = keys.get(stem)
             if key is None:
-                key = keys[stem] = rules.page_key(stem) if stem else entry.key
+                key = keys[stem] = key_of(stem) if stem else entry.key
             counts[key] = counts.get(key, 0) + 1
         return counts
 
@@ -509,7 +548,7 @@ class Vault:
     # -- queries --------------------------------------------------------------------------------
 
     def page(self, stem_or_key: str) -> Optional[Entry]:
-        paths = self.by_key.get(rules.page_key(stem_or_key))
+        paths = self.by_key.get(key_of(stem_or_key))
         return self.ensure(self.entries[paths[0]]) if paths else None
 
     def pages(self) -> List[Entry]:
