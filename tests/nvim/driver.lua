@@ -89,6 +89,20 @@ vim.ui.input = function(opts, on_confirm)
   end)
 end
 
+-- Every server command the plugin runs, with its answer, for the contract checks.
+report.commands = {}
+local echoes_module = require('echoes_lsp')
+local execute = echoes_module.execute
+echoes_module.execute = function(client, command, argument, callback, bufnr)
+  local record = { command = command, argument = argument }
+  table.insert(report.commands, record)
+  return execute(client, command, argument, function(err, result)
+    record.error = err and { code = err.code, message = err.message, data = err.data } or vim.NIL
+    record.result = result == nil and vim.NIL or result
+    callback(err, result)
+  end, bufnr)
+end
+
 local function choose(title)
   return function(items)
     for index, item in ipairs(items) do

@@ -29,6 +29,10 @@ def test_status_notification_and_statusline(run: NvimRun) -> None:
 
 
 def test_status_card_in_a_float(run: NvimRun) -> None:
+    [status] = [c for c in run["commands"] if c["command"] == "echoes.status"]
+    assert status["argument"] == {"workspace": run.workspace.as_uri(), "format": "card"}
+    assert status["result"]["ok"] is True
+    assert status["result"]["markdown"].startswith("## EchoesVault status")
     card = run["status_card"]
     assert card[0] == "## EchoesVault status"
     assert any("Integrity" in line and "healthy" in line for line in card)
@@ -58,6 +62,9 @@ def test_append_text_and_range(journal: NvimRun) -> None:
         for t in texts
     )
     assert all("scratchpad" in Path(e["file"]).name for e in journal["appended"])
+    appends = [c for c in journal["commands"] if c["command"] == "echoes.append"]
+    assert appends[0]["argument"]["entry"] == "Decided to keep repositories thin."
+    assert all(Path(c["result"]["dailyLog"]).is_file() for c in appends)
 
 
 def test_end_asks_for_summary_and_confirmation(journal: NvimRun) -> None:
@@ -65,6 +72,10 @@ def test_end_asks_for_summary_and_confirmation(journal: NvimRun) -> None:
     assert [i["prompt"] for i in journal["inputs"]] == ["Daily summary: ", "Daily summary: "]
     assert [s["chosen"] for s in journal["selects"]] == ["No", "Yes, end and save the session"]
     assert journal["after_decline"] == 2, "declining writes nothing"
+    [end] = [c for c in journal["commands"] if c["command"] == "echoes.endSession"]
+    assert end["argument"]["confirmExplicitUserEnd"] is True
+    assert end["argument"]["dailySummary"] == "Repository layer decisions recorded."
+    assert end["result"]["ok"] is True
     sessions = [e for e in journal["after_end"] if "-session-" in Path(e["file"]).name]
     assert len(sessions) == 1
     assert "Repository layer decisions recorded." in sessions[0]["text"]

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+from typing import Any, Dict, List
+
 import pytest
 
 from .harness import NvimRun, codes, contents, scenario_run
+
+
+def saves(run: NvimRun) -> List[Dict[str, Any]]:
+    return [c for c in run["commands"] if c["command"] == "echoes.savePage"]
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +43,20 @@ def test_save_writes_through_the_runtime(saved: NvimRun) -> None:
     )
 
 
+def test_save_result_follows_the_contract(saved: NvimRun) -> None:
+    [save] = saves(saved)
+    page = saved.page("session-tokens.md")
+    assert save["argument"] == {"uri": page.as_uri()}
+    assert save["error"] is None
+    result = save["result"]
+    assert result["ok"] is True
+    assert result["action"] == "updated"
+    assert result["page"] == str(page)
+    assert result["uri"] == page.as_uri()
+    assert result["sha256"] == hashlib.sha256(page.read_bytes()).hexdigest()
+    assert result["indexChanged"] is True, "the summary changed"
+
+
 def test_save_reloads_the_buffer_clean(saved: NvimRun) -> None:
     assert saved["modified_after"] is False
     assert saved["diagnostics"] == []
@@ -50,6 +71,13 @@ def test_stale_save_is_refused(stale: NvimRun) -> None:
     assert "EV701" in codes(refused["diagnostics"])
 
 
+def test_stale_save_is_an_ev701_error(stale: NvimRun) -> None:
+    refused = saves(stale)[0]
+    assert "confirmOverwrite" not in refused["argument"]
+    assert refused["result"] is None
+    assert "EV701" in refused["error"]["message"]
+
+
 def test_stale_save_offers_overwrite_only_on_request(stale: NvimRun) -> None:
     first = stale["selects"][0]
     assert "EV701" in first["prompt"]
@@ -61,6 +89,8 @@ def test_stale_save_offers_overwrite_only_on_request(stale: NvimRun) -> None:
     ev701 = [n for n in stale["notifications"] if "EV701" in n["message"]]
     assert len(refusals) == 2
     assert len(ev701) == len(refusals), ev701
+    # Only the save after the explicit choice carries confirmOverwrite.
+    assert [c["argument"].get("confirmOverwrite") for c in saves(stale)] == [None, None, True]
 
 
 def test_confirmed_overwrite_replaces_the_disk_version(stale: NvimRun) -> None:
