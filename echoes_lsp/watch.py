@@ -202,18 +202,20 @@ def _report(watched: List[Watched], duration: float, cwd: str) -> Report:
     )
 
 
-def _print(
-    args: argparse.Namespace, report: Report, header: str, tty: bool, sources: SourceCache
-) -> None:
+def _render(args: argparse.Namespace, report: Report, sources: SourceCache) -> str:
     if args.format == "json":
-        write(sys.stdout, render_json(report, indent=None))
-        return
+        return render_json(report, indent=None)
     if args.format == "concise":
-        body = render_concise(report) + (
+        return render_concise(report) + (
             f"{len(report.diagnostics)} problems in {report.files_checked} files.\n"
         )
-    else:
-        body = render_text(report, Style(color_enabled(sys.stdout)), sources)
+    return render_text(report, Style(color_enabled(sys.stdout)), sources)
+
+
+def _emit(args: argparse.Namespace, header: str, body: str, tty: bool) -> None:
+    if args.format == "json":
+        write(sys.stdout, body)
+        return
     write(sys.stdout, f"{CLEAR if tty else ''}{header}\n\n{body}")
 
 
@@ -246,13 +248,12 @@ def watch(args: argparse.Namespace, flags: Dict[str, object]) -> int:
         last_failed = report.failed
         roots = ", ".join(display_path(item.space.vault.root, cwd) for item in watched)
         sources = SourceCache()
-        _print(
+        _emit(
             args,
-            report,
             f"[{time.strftime('%H:%M:%S')}] watching {roots} every {args.poll_interval:g}s "
             "(Ctrl-C to stop)",
+            _render(args, report, sources),
             tty,
-            sources,
         )
         while True:
             time.sleep(args.poll_interval)
@@ -268,6 +269,8 @@ def watch(args: argparse.Namespace, flags: Dict[str, object]) -> int:
                     touched.extend(sorted(changed | removed))
             sources.forget(rechecked | set(touched))
             report = _report(watched, time.perf_counter() - detected, cwd)
+            body = _render(args, report, sources)
+            # Detection to a rendered report, ready to print.
             elapsed_ms = (time.perf_counter() - detected) * 1000
             shown = ", ".join(display_path(p, cwd) for p in touched[:3])
             if len(touched) > 3:
@@ -285,7 +288,7 @@ def watch(args: argparse.Namespace, flags: Dict[str, object]) -> int:
             if gone:
                 header += f"\n{', '.join(gone)} is missing; waiting for it to come back"
             last_failed = report.failed
-            _print(args, report, header, tty, sources)
+            _emit(args, header, body, tty)
     except KeyboardInterrupt:
         if _is_tty():
             sys.stdout.write("\n")
