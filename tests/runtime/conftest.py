@@ -16,6 +16,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ROOT / "runtime" / "echoes_vault.py"
 PROJECT_RUNTIME = Path(".echoes-vault") / "echoes_vault.py"
+# The interpreter that runs the runtime under test; set ECHOES_TEST_PYTHON to check another
+# version (the runtime supports Python 3.9 and newer).
+PYTHON = os.environ.get("ECHOES_TEST_PYTHON") or sys.executable
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",
@@ -92,7 +95,7 @@ class Runtime:
         workspace: Optional[str] = None,
         timeout: float = 60,
     ) -> Result:
-        command = [sys.executable, str(script or self.script(bundled))]
+        command = [PYTHON, str(script or self.script(bundled))]
         command += ["--workspace", workspace if workspace is not None else str(self.workspace)]
         command += list(args)
         data = stdin

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .conftest import ROOT, RUNTIME, base_env, make_repo, page
+from .conftest import PYTHON, ROOT, RUNTIME, base_env, make_repo, page
 
 sys.path.insert(0, str(ROOT / "runtime"))
 import echoes_vault as ev
@@ -81,7 +81,7 @@ def run(
 ) -> subprocess.CompletedProcess:
     script = RUNTIME if bundled else root / ".echoes-vault/echoes_vault.py"
     return subprocess.run(
-        [sys.executable, str(script), "--workspace", str(root), *args],
+        [PYTHON, str(script), "--workspace", str(root), *args],
         input=stdin,
         capture_output=True,
         env=base_env(ECHOES_VAULT_LOCK_TIMEOUT="5"),

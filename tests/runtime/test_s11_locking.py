@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
-from .conftest import Runtime, base_env, daily_files, page, pages_dir, snapshot
+from .conftest import PYTHON, Runtime, base_env, daily_files, page, pages_dir, snapshot
 
 DRIVER = """
 import sys
@@ -31,7 +30,7 @@ def test_s11_1_concurrent_appends_all_land(rt: Runtime, vault: Path, tmp_path: P
     processes = [
         subprocess.Popen(
             [
-                sys.executable,
+                PYTHON,
                 "-c",
                 DRIVER,
                 str(vault / ".echoes-vault"),
@@ -189,7 +188,7 @@ def test_s11_2_failed_replacement_leaves_no_temporary_file(rt: Runtime, vault: P
         "try:\n    ev.atomic_write(sys.argv[2], b'x' * 100000)\nexcept OSError:\n    sys.exit(3)\n"
     )
     process = subprocess.run(
-        [sys.executable, "-c", script, str(vault / ".echoes-vault"), str(index)], check=False
+        [PYTHON, "-c", script, str(vault / ".echoes-vault"), str(index)], check=False
     )
     assert process.returncode == 3
     leftovers = [p.name for p in (vault / "EchoesVault").iterdir() if ".tmp-" in p.name]

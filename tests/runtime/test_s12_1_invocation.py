@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import RUNTIME, Runtime, page, pages_dir, snapshot
+from .conftest import PYTHON, RUNTIME, Runtime, page, pages_dir, snapshot
 
 ENGINE = re.search(r'^ENGINE_VERSION = "([^"]+)"', RUNTIME.read_text(), re.MULTILINE).group(1)
 
@@ -47,12 +47,11 @@ def test_s12_1_workspace_resolves_to_the_git_top_level(rt: Runtime, vault: Path)
 
 def test_s12_1_default_workspace_is_the_current_directory(tmp_path: Path) -> None:
     import subprocess
-    import sys
 
     plain = tmp_path / "plain"
     plain.mkdir()
     process = subprocess.run(
-        [sys.executable, str(RUNTIME), "protocol"],
+        [PYTHON, str(RUNTIME), "protocol"],
         cwd=plain,
         capture_output=True,
         text=True,

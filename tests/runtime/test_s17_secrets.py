@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, Runtime, daily_files, page, snapshot
+from .conftest import PYTHON, ROOT, Runtime, daily_files, page, snapshot
 
 # Synthetic shapes, assembled at run time so that no credential-looking literal sits in the source.
 A36 = "a1B2c3D4e5" * 3 + "F6g7H8"
@@ -50,7 +49,7 @@ def detect(texts: list) -> list:
     import json
 
     process = subprocess.run(
-        [sys.executable, "-c", script, str(ROOT / "runtime")],
+        [PYTHON, "-c", script, str(ROOT / "runtime")],
         input=json.dumps(texts),
         capture_output=True,
         text=True,
