@@ -244,11 +244,6 @@ async def test_zed_settings_are_accepted_by_the_server(zed: Dict[str, Any], tmp_
     assert result["severity"]["EV300"] == types.DiagnosticSeverity.Error
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server: settings pulled with workspace/configuration at `initialized` are applied "
-    "after pages opened meanwhile were diagnosed, and those pages are not diagnosed again",
-)
 async def test_settings_only_from_workspace_configuration_reach_the_first_page(
     tmp_path: Path,
 ) -> None:
