@@ -426,6 +426,23 @@ function scenarios.defects()
   end)
 end
 
+--- Diagnostics with Neovim's own defaults (it pulls whenever the server offers pull
+--- diagnostics): before and after an edit that moves them down two lines.
+function scenarios.default_diagnostics()
+  step('open missing-fields.md')
+  local bufnr = open_page('missing-fields.md')
+  wait_diagnostics(bufnr, 'EV300 on missing-fields.md', function(codes)
+    return codes.EV300
+  end)
+  sleep(1000)
+  report.before = diagnostics(bufnr)
+  step('insert two lines above the link')
+  local link = position_of(bufnr, 'This page links')
+  vim.api.nvim_buf_set_lines(bufnr, link.line, link.line, false, { 'Inserted.', '' })
+  sleep(1500)
+  report.after = diagnostics(bufnr)
+end
+
 --- Completion, hover and go-to-definition on a valid page.
 function scenarios.navigation()
   step('open auth-architecture.md')

@@ -88,6 +88,7 @@ def run_scenario(
     workspace: Path,
     config: Optional[Dict[str, Any]] = None,
     timeout_ms: int = 40000,
+    env: Optional[Dict[str, str]] = None,
 ) -> NvimRun:
     """Run `driver.lua`'s scenario in headless Neovim inside `workspace`."""
     if NVIM is None:
@@ -107,6 +108,7 @@ def run_scenario(
         "XDG_DATA_HOME": str(state / "data"),
         "XDG_STATE_HOME": str(state / "state"),
         "XDG_CACHE_HOME": str(state / "cache"),
+        **(env or {}),
     }
     done = subprocess.run(
         [NVIM, "--headless", "--clean", "-u", str(INIT)],
@@ -134,10 +136,11 @@ def scenario_run(
     scenario: str,
     defects: bool = False,
     config: Optional[Dict[str, Any]] = None,
+    env: Optional[Dict[str, str]] = None,
 ) -> NvimRun:
     """Run a scenario in a fresh workspace (tests check their own part of the report)."""
     workspace = make_workspace(factory.mktemp(scenario), defects=defects)
-    return run_scenario(scenario, workspace, config)
+    return run_scenario(scenario, workspace, config, env=env)
 
 
 def contents(path: Path) -> str:

@@ -18,6 +18,10 @@ local config = { cmd = vim.json.decode(assert(vim.env.ECHOES_TEST_CMD)) }
 if vim.env.ECHOES_TEST_CONFIG and vim.env.ECHOES_TEST_CONFIG ~= '' then
   config = vim.tbl_deep_extend('force', config, vim.json.decode(vim.env.ECHOES_TEST_CONFIG))
 end
+if vim.env.ECHOES_TEST_KEEP_PULL == '1' then
+  -- Leave out the config's push-only `on_init`, to observe the server with Neovim's defaults.
+  config.on_init = function() end
+end
 vim.lsp.config('echoes_lsp', config)
 vim.lsp.enable('echoes_lsp')
 
