@@ -774,6 +774,13 @@ function scenarios.journal()
   wait_for('the second append', function()
     return #new_entries() >= 2 or notified('failed')
   end)
+  step(':EchoesAppend on a charwise visual selection')
+  vim.api.nvim_win_set_cursor(0, { body.line + 1, 0 })
+  vim.api.nvim_feedkeys(vim.keycode('veee<Esc>'), 'nx', false)
+  vim.cmd("'<,'>EchoesAppend")
+  wait_for('the third append', function()
+    return #new_entries() >= 3 or notified('failed')
+  end)
   report.appended = {}
   for _, file in ipairs(new_entries()) do
     table.insert(report.appended, { file = file, text = read_file(file) })

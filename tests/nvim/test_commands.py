@@ -54,7 +54,7 @@ def test_search_fills_the_quickfix_list(run: NvimRun) -> None:
 
 def test_append_text_and_range(journal: NvimRun) -> None:
     texts = [entry["text"] for entry in journal["appended"]]
-    assert len(texts) == 2
+    assert len(texts) == 3
     assert any("Decided to keep repositories thin." in t for t in texts)
     assert any(
         "Queries live in repositories; services never open connections themselves.\n"
@@ -63,6 +63,8 @@ def test_append_text_and_range(journal: NvimRun) -> None:
     )
     assert all("scratchpad" in Path(e["file"]).name for e in journal["appended"])
     appends = [c for c in journal["commands"] if c["command"] == "echoes.append"]
+    # `v` then `eee` on "Queries live in repositories;": exactly the selected characters.
+    assert appends[2]["argument"]["entry"] == "Queries live in"
     assert appends[0]["argument"]["entry"] == "Decided to keep repositories thin."
     assert all(Path(c["result"]["dailyLog"]).is_file() for c in appends)
 
@@ -71,7 +73,7 @@ def test_end_asks_for_summary_and_confirmation(journal: NvimRun) -> None:
     journal.ok()
     assert [i["prompt"] for i in journal["inputs"]] == ["Daily summary: ", "Daily summary: "]
     assert [s["chosen"] for s in journal["selects"]] == ["No", "Yes, end and save the session"]
-    assert journal["after_decline"] == 2, "declining writes nothing"
+    assert journal["after_decline"] == 3, "declining writes nothing"
     [end] = [c for c in journal["commands"] if c["command"] == "echoes.endSession"]
     assert end["argument"]["confirmExplicitUserEnd"] is True
     assert end["argument"]["dailySummary"] == "Repository layer decisions recorded."
