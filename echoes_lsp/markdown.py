@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate, count
 from operator import add
 from typing import List, NamedTuple, Optional, Sequence, Tuple
@@ -52,10 +53,15 @@ class Link(NamedTuple):
     @property
     def page_stem(self) -> str:
         """Target reduced to a page stem: no folder, no `.md`."""
-        stem = self.target.rsplit("/", 1)[-1].strip()
-        if stem.lower().endswith(PAGE_EXTENSION):
-            stem = stem[: -len(PAGE_EXTENSION)]
-        return stem
+        return _page_stem(self.target)
+
+
+@lru_cache(maxsize=1 << 16)
+def _page_stem(target: str) -> str:
+    stem = target.rsplit("/", 1)[-1].strip()
+    if stem.lower().endswith(PAGE_EXTENSION):
+        stem = stem[: -len(PAGE_EXTENSION)]
+    return stem
 
 
 class Heading(NamedTuple):

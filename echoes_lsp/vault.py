@@ -94,10 +94,17 @@ class Entry:
     text_hash: Optional[str] = None
     stamp: Optional[Tuple[int, int]] = None
     ascii: bool = True
+    _deprecated: Optional[Tuple[object, bool]] = field(default=None, repr=False, compare=False)
 
     @property
     def deprecated(self) -> bool:
-        return bool(self.info and self.info.deprecated)
+        info = self.info
+        if info is None:
+            return False
+        cached = self._deprecated
+        if cached is None or cached[0] is not info:  # computed once per parse
+            cached = self._deprecated = (info, info.deprecated)
+        return cached[1]
 
     def face(self) -> Face:
         structure = self.structure
