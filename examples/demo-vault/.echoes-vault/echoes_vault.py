@@ -2511,26 +2511,31 @@ def git_readiness(ws: Workspace) -> Dict[str, Any]:
     ]
     env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
 
-    def ls(*options: str) -> List[str]:
-        process = subprocess.run(
-            ["git", "-c", "core.quotepath=off", "ls-files", "-z", *options, "--", *specs],
+    def start(*options: str, paths: Sequence[str] = specs) -> Any:
+        return subprocess.Popen(
+            ["git", "-c", "core.quotepath=off", "ls-files", "-z", *options, "--", *paths],
             cwd=ws.root,
             env=env,
             stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=60,
-            check=False,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
+
+    def collect(process: Any) -> List[str]:
+        out, err = process.communicate(timeout=60)
         if process.returncode != 0:
-            raise OSError(
-                process.stderr.decode("utf-8", "replace").strip() or "git ls-files failed"
-            )
-        return [p for p in process.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+            raise OSError(err.decode("utf-8", "replace").strip() or "git ls-files failed")
+        return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
     try:
-        tracked = ls()
-        untracked = ls("--others", "--exclude-standard")
-        ignored = ls("--others", "--ignored", "--exclude-standard")
+        # three read-only queries run side by side; only local-only paths are asked about as
+        # tracked files, so the output stays small however large the vault is
+        queries = [
+            start(paths=LOCAL_ONLY_PATHS),
+            start("--others", "--exclude-standard"),
+            start("--others", "--ignored", "--exclude-standard"),
+        ]
+        tracked, untracked, ignored = (collect(q) for q in queries)
     except FileNotFoundError:
         result["error"] = "git is not installed"
         return result
@@ -3724,7 +3729,29 @@ class _Parser(argparse.ArgumentParser):
         raise EchoesError(f"{message} (see `{self.prog} --help`)", "usage")
 
 
-def build_parser() -> _Parser:
+_COMMAND_HELP = {
+    "init": "create or upgrade the vault, runtime and adapters; migrate legacy summaries",
+    "migrate": "init with explicit legacy-conversion intent",
+    "upgrade": "init with explicit runtime and adapter upgrade intent",
+    "protocol": "report engine, adapter and protocol versions",
+    "configure-agents": "repair generated adapters, ignore rules and the index",
+    "inspect": "read-only health report",
+    "status": "read-only health report (alias of inspect)",
+    "hydrate": "refresh only the ignored index and local state",
+    "start": "restore session context (Markdown)",
+    "search": "literal case-insensitive search of knowledge pages",
+    "append": "write one unique scratchpad daily entry",
+    "hash": "SHA-256 of a page's current text",
+    "upsert": "create or replace one knowledge page",
+    "end": "save the session (only after an explicit user request)",
+    "rebuild-index": "validate pages and regenerate the index",
+}
+
+
+def build_parser(only: Optional[str] = None) -> _Parser:
+    """The command-line parser. With `only`, just that command's subparser is built (building
+    all of them is a measurable part of a short command's run time); any other command name then
+    fails as unknown, so callers pass `only` only when it names a known command."""
     parser = _Parser(
         prog="echoes_vault.py",
         allow_abbrev=False,
@@ -3740,36 +3767,29 @@ def build_parser() -> _Parser:
     globals_(parser, False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-
-    def add(name: str, help_text: str) -> argparse.ArgumentParser:
-        command = sub.add_parser(name, help=help_text, description=help_text, allow_abbrev=False)
+    payload_help = "`-` for stdin or a JSON file"
+    for name in COMMAND_NAMES:
+        if only is not None and name != only:
+            continue
+        text = _COMMAND_HELP[name]
+        command = sub.add_parser(name, help=text, description=text, allow_abbrev=False)
         globals_(command, True)
-        return command
-
-    add("init", "create or upgrade the vault, runtime and adapters; migrate legacy summaries")
-    add("migrate", "init with explicit legacy-conversion intent")
-    add("upgrade", "init with explicit runtime and adapter upgrade intent")
-    add("protocol", "report engine, adapter and protocol versions")
-    add("configure-agents", "repair generated adapters, ignore rules and the index")
-    for name in ("inspect", "status"):
-        command = add(name, "read-only health report")
-        command.add_argument("--format", choices=("json", "card"), default="json")
-    add("hydrate", "refresh only the ignored index and local state")
-    command = add("start", "restore session context (Markdown)")
-    command.add_argument("--recent", type=int, default=3, help="daily entries to include (0..10)")
-    command = add("search", "literal case-insensitive search of knowledge pages")
-    command.add_argument("query")
-    command.add_argument("--limit", type=int, default=100, help="maximum results (1..500)")
-    command = add("append", "write one unique scratchpad daily entry")
-    command.add_argument("--payload", required=True, help="`-` for stdin or a JSON file")
-    command = add("hash", "SHA-256 of a page's current text")
-    command.add_argument("name")
-    command = add("upsert", "create or replace one knowledge page")
-    command.add_argument("--payload", required=True, help="`-` for stdin or a JSON file")
-    command = add("end", "save the session (only after an explicit user request)")
-    command.add_argument("--confirm-explicit-user-end", action="store_true")
-    command.add_argument("--payload", default=None, help="`-` for stdin or a JSON file")
-    add("rebuild-index", "validate pages and regenerate the index")
+        if name in ("inspect", "status"):
+            command.add_argument("--format", choices=("json", "card"), default="json")
+        elif name == "start":
+            command.add_argument(
+                "--recent", type=int, default=3, help="daily entries to include (0..10)"
+            )
+        elif name == "search":
+            command.add_argument("query")
+            command.add_argument("--limit", type=int, default=100, help="maximum results (1..500)")
+        elif name in ("append", "upsert"):
+            command.add_argument("--payload", required=True, help=payload_help)
+        elif name == "hash":
+            command.add_argument("name")
+        elif name == "end":
+            command.add_argument("--confirm-explicit-user-end", action="store_true")
+            command.add_argument("--payload", default=None, help=payload_help)
     return parser
 
 
@@ -3884,7 +3904,9 @@ def main(argv: Optional[list] = None) -> int:
         delegated = _delegate(args_list)
         if delegated is not None:
             return delegated
-        args = build_parser().parse_args(args_list)
+        _workspace, command = _prescan(args_list)
+        known = command in HANDLERS and not any(a in ("-h", "--help") for a in args_list)
+        args = build_parser(command if known else None).parse_args(args_list)
         ctx = Context(resolve_workspace(args.workspace), args.agent, args.adapter_version)
         output = HANDLERS[args.command](ctx, args)
         if isinstance(output, str):
