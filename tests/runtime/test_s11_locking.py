@@ -38,7 +38,7 @@ def test_s11_1_concurrent_appends_all_land(rt: Runtime, vault: Path, tmp_path: P
                 "50",
                 str(payload),
             ],
-            env=base_env(),
+            env=base_env(ECHOES_VAULT_LOCK_TIMEOUT="60"),  # a loaded machine must not fail the test
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
@@ -70,6 +70,7 @@ def test_s11_3_concurrent_upserts_with_the_same_base_hash(rt: Runtime, vault: Pa
                 "--payload",
                 "-",
                 payload={"filename": "shared.md", "content": content, "expectedSha256": base},
+                env=base_env(ECHOES_VAULT_LOCK_TIMEOUT="60"),
             )
         )
 
