@@ -3161,10 +3161,18 @@ def cmd_install(ctx: Context, args: Any) -> Dict[str, Any]:
                 f"{PROTOCOL_VERSION} and will not modify it",
                 "unsupported-protocol",
             )
+    if args.command == "upgrade":
+        # upgrade replaces the runtime and adapters of an initialized vault; legacy conversion
+        # belongs to init and migrate alone (spec 15)
+        require_writable(ws)
     before = _managed_paths_snapshot(ws)
     with VaultLock(ws):
         scan = scan_pages(ws, keep_text=True)
-        migrated, failures, every = plan_migration(ws, scan)
+        migrated: Dict[str, str] = {}
+        failures: List[Dict[str, Any]] = []
+        every: List[Dict[str, Any]] = []
+        if args.command != "upgrade":
+            migrated, failures, every = plan_migration(ws, scan)
         if failures:
             listed = failures + [e for e in every if e["file"] not in {f["file"] for f in failures}]
             raise EchoesError(

@@ -86,3 +86,18 @@ def test_s15_legacy_marker_is_upgraded_by_init(bare: Runtime, repo: Path) -> Non
     )
     bare.ok("init", script=RUNTIME)
     assert b'"protocolVersion": "1.0.0"' in (repo / "EchoesVault/.echoes-vault.json").read_bytes()
+
+
+def test_s15_upgrade_never_migrates(rt: Runtime, vault: Path, bare: Runtime) -> None:
+    (vault / "EchoesVault/pages/auth.md").write_text(LEGACY_PAGE)
+    (vault / "EchoesVault/index.md").write_text("- [[auth]]: From the legacy index.\n")
+    result = rt.ok("upgrade")
+    assert result["migratedPages"] == [] and result["indexRefresh"]["status"] == "blocked"
+    assert (vault / "EchoesVault/pages/auth.md").read_text() == LEGACY_PAGE
+
+
+def test_s15_upgrade_refuses_a_legacy_vault(bare: Runtime, repo: Path) -> None:
+    legacy_vault(repo, "- [[auth]]: Auth.\n", {"auth.md": LEGACY_PAGE})
+    before = snapshot(repo)
+    bare.fail("upgrade", script=RUNTIME, code="not-initialized")
+    assert snapshot(repo) == before
