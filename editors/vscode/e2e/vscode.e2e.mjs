@@ -150,6 +150,8 @@ function installExtension(userDataDir, extensionsDir) {
 // Test harness
 
 const results = [];
+/** The VS Code page, for a screenshot when a test fails. */
+let currentPage;
 
 async function test(name, fn, { needs = [] } = {}) {
   const missing = needs.filter((dep) => !results.some((r) => r.name === dep && r.ok));
@@ -166,6 +168,13 @@ async function test(name, fn, { needs = [] } = {}) {
   } catch (error) {
     results.push({ name, ok: false });
     console.log(`FAIL ${name} (${Date.now() - started} ms): ${error?.message ?? error}`);
+    if (currentPage) {
+      const shot = path.join(ARTIFACTS, `vscode-e2e-failure-${name.split('.')[0]}.png`);
+      await currentPage.screenshot({ path: shot, timeout: 10000 }).then(
+        () => console.log(`     screenshot: ${shot}`),
+        () => {},
+      );
+    }
   }
 }
 
@@ -179,18 +188,33 @@ class Workbench {
 
   async quickInput(text) {
     const { page } = this;
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget input.input');
-    await input.waitFor({ state: 'visible', timeout: 10000 });
-    await input.fill(text);
-    return input;
+    // A webview (Markdown preview) can hold the keyboard focus; F1 is retried from the workbench.
+    for (let attempt = 1; ; attempt++) {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('F1');
+      try {
+        await input.waitFor({ state: 'visible', timeout: 5000 });
+        await input.fill(text, { timeout: 5000 });
+        return input;
+      } catch (error) {
+        if (attempt >= 3) {
+          throw error;
+        }
+        await page.locator('.part.sidebar .composite.title').first().click({ timeout: 5000 }).catch(() => {});
+      }
+    }
   }
 
   async runCommand(title) {
     await this.quickInput(`>${title}`);
     const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-    await row.waitFor({ state: 'visible', timeout: 15000 });
+    try {
+      await row.waitFor({ state: 'visible', timeout: 15000 });
+    } catch (error) {
+      await this.page.keyboard.press('Escape');
+      throw error;
+    }
     await row.click();
   }
 
@@ -349,6 +373,7 @@ async function main() {
     const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
     const page = await context.newPage();
     page.setDefaultTimeout(20000);
+    currentPage = page;
     await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`, { timeout: 60000 });
     await page.locator('.monaco-workbench').waitFor({ timeout: 90000 });
     await page.locator('.statusbar').waitFor({ timeout: 90000 });
@@ -534,7 +559,9 @@ async function main() {
     // echoes.saveThroughRuntime: always — ordinary saves of pages go through the runtime.
     const workspaceSettingsFile = path.join(workspace, '.vscode', 'settings.json');
     const reopenPage = async () => {
-      await wb.runCommand('File: Revert File').catch(() => {});
+      if ((await page.locator('.tab.active.dirty').count()) > 0) {
+        await wb.runCommand('File: Revert File');
+      }
       await wb.runCommand('View: Close All Editors');
       await wb.openFile(PAGE);
     };
@@ -633,13 +660,17 @@ async function main() {
     const quickInputType = async (text) => {
       const input = page.locator('.quick-input-widget input.input');
       await input.waitFor({ state: 'visible', timeout: 10000 });
-      await input.fill(text);
+      await input.fill(text, { timeout: 10000 });
       await page.keyboard.press('Enter');
     };
     const cleanSlate = async () => {
-      await wb.runCommand('File: Revert File').catch(() => {});
+      if ((await page.locator('.tab.active.dirty').count()) > 0) {
+        await wb.runCommand('File: Revert File');
+      }
       await wb.runCommand('View: Close All Editors');
       await wb.clearNotifications();
+      // Let focus settle after closing webviews (a focus change closes an open quick input).
+      await sleep(1000);
     };
 
     await test(

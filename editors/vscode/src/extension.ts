@@ -184,7 +184,13 @@ class ServerHost {
   showNotFound(): void {
     void vscode.window.showErrorMessage(notFoundMessage(), 'Open Settings', 'Show Log').then((choice) => {
       if (choice === 'Open Settings') {
-        void vscode.commands.executeCommand('workbench.action.openSettings', 'echoes.server');
+        // echoes.server.* are machine settings: in a remote window (SSH, containers, code-server)
+        // they live in the remote machine's settings.
+        if (vscode.env.remoteName) {
+          void vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: 'echoes.server' });
+        } else {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'echoes.server');
+        }
       } else if (choice === 'Show Log') {
         this.log.show();
       }
@@ -509,6 +515,7 @@ class Commands {
     const query = await vscode.window.showInputBox({
       title: 'EchoesVault: Search',
       prompt: 'Literal, case-insensitive text to find in the knowledge pages',
+      ignoreFocusOut: true,
       validateInput: (value) => (value.trim().length === 0 ? 'Type some text to search for.' : undefined),
     });
     if (query === undefined || query.trim().length === 0) {
@@ -555,6 +562,7 @@ class Commands {
         : await vscode.window.showInputBox({
             title: 'EchoesVault: Append to scratchpad',
             prompt: 'A concise, factual entry for the daily scratchpad',
+            ignoreFocusOut: true,
             placeHolder: '- Confirmed that …',
             validateInput: (value) => (value.trim().length === 0 ? 'The entry cannot be empty.' : undefined),
           });
