@@ -104,7 +104,7 @@ def _in_code(text: str, lines: Sequence[str], line: int, column: int) -> bool:
     if "```" not in text and "~~~" not in text:
         return False
     offset = sum(len(item) + 1 for item in lines[:line]) + column
-    return any(start <= offset < end for start, end in fenced_ranges(text))
+    return any(start <= offset <= end for start, end in fenced_ranges(text))
 
 
 def complete(

@@ -97,7 +97,7 @@ class Matcher:
         return bool(self.query)
 
     def name(self, name: str) -> int:
-        """Score of a folded name; 0 when it does not match."""
+        """Score of a folded name; 0 when it does not match. Agrees with `NameIndex.search`."""
         if not self.query:
             return 1
         best = 0
@@ -105,9 +105,11 @@ class Matcher:
             position = name.find(variant)
             if position == 0:
                 return prefix_score(name, variant)
-            if position > 0:
-                best = max(best, inner_score(name, position))
-        if best or self.pattern is None:
+            while position > 0:
+                if len(variant) > 1 or name[position - 1] in BOUNDARIES:
+                    best = max(best, inner_score(name, position))
+                position = name.find(variant, position + 1)
+        if best or self.pattern is None or self.letters < 2:
             return best
         match = self.pattern.search(name)
         if match is None:
@@ -182,7 +184,8 @@ class NameIndex:
 
     def search(self, query: str, limit: int) -> Tuple[List[Tuple[int, int]], bool]:
         """[(score, index)] of the best `limit` matches, best first (ties in display order), and
-        whether more matched than were returned."""
+        whether more may match than were returned (lower tiers are not searched once the higher
+        ones fill the list, so this can be True when nothing else matches)."""
         matcher = Matcher(query)
         if not matcher.query:
             count = min(limit, len(self.names))
@@ -191,7 +194,7 @@ class NameIndex:
         # Tier 1: prefixes (exact matches are the shortest of them).
         for variant in matcher.variants:
             low, high = self._prefix(variant)
-            if high - low >= limit and variant is matcher.query:
+            if high - low > limit and variant is matcher.query:
                 keys = heapq.nsmallest(limit, self.prefix_keys[low:high])
                 chosen = [key % _SCALE for key in keys]
                 return [(prefix_score(self.names[i], variant), i) for i in chosen], True
@@ -230,7 +233,8 @@ class NameIndex:
                 if value > get(index, 0):
                     scores[index] = value
         # Tier 3: subsequences, only while the list is not full.
-        if len(scores) < limit and matcher.pattern is not None and matcher.letters > 1:
+        skipped = len(scores) >= limit
+        if not skipped and matcher.pattern is not None and matcher.letters > 1:
             for match in matcher.pattern.finditer(blob):
                 index = bisect_right(starts, match.start()) - 1
                 if index in scores:
@@ -240,7 +244,8 @@ class NameIndex:
                     self.names[index], position, match.end() - starts[index], matcher.letters
                 )
         # Tier 4: summaries.
-        if len(scores) < limit and len(matcher.query) >= SUMMARY_MIN_QUERY:
+        skipped = skipped or len(scores) >= limit
+        if not skipped and len(matcher.query) >= SUMMARY_MIN_QUERY:
             summary_blob = self.summary_blob
             summary_starts = self.summary_starts
             for match in re.finditer(re.escape(matcher.query), summary_blob):
@@ -249,7 +254,9 @@ class NameIndex:
                     continue
                 position = match.start() - summary_starts[index]
                 scores[index] = summary_score(self.summaries[index], position)
-            if len(matcher.words) > 1 and len(scores) < limit:
+            if len(matcher.words) > 1 and len(scores) >= limit:
+                skipped = True
+            elif len(matcher.words) > 1:
                 lookaheads = "".join(f"(?=[^\n]*{re.escape(word)})" for word in matcher.words)
                 for match in re.finditer("^" + lookaheads, summary_blob, re.M):
                     index = bisect_right(summary_starts, match.start()) - 1
@@ -258,4 +265,5 @@ class NameIndex:
         top = _SCALE - 1
         packed = [value * _SCALE + (top - index) for index, value in scores.items()]
         best = heapq.nlargest(limit, packed)
-        return [(key // _SCALE, top - key % _SCALE) for key in best], len(packed) > limit
+        more = len(packed) > limit or skipped
+        return [(key // _SCALE, top - key % _SCALE) for key in best], more

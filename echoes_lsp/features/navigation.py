@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union
 from urllib.parse import unquote
 
-import echoes_vault as rules
 from lsprotocol import types
 from lsprotocol.converters import get_converter
+
+import echoes_vault as rules
 
 from .. import completion as completing
 from ..lsp_util import Columns, make_range, path_to_uri, request_failed, uri_to_path
@@ -369,16 +370,19 @@ def document_links(
     if doc is None:
         return None
     found: List[types.DocumentLink] = []
+    tooltips = bool(capability(ls, "text_document.document_link.tooltip_support"))
     for link in doc.structure.links:
         target = resolve(doc.vault, doc.entry, link, doc.structure)
         place = definition(target)
         if place is None:
             continue
         uri = path_to_uri(place[1].path)
-        if place[1].line > 0:
-            uri += f"#L{place[1].line + 1}"
+        if target.heading is not None or target.block is not None:
+            uri += f"#L{place[1].line + 1}"  # opens at the heading or block line
         tooltip = None
-        if target.page is not None:
+        if not tooltips:
+            pass
+        elif target.page is not None:
             tooltip = target.page.info.summary if target.page.info is not None else None
         elif target.asset is not None:
             tooltip = doc.vault.rel(target.asset)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Awaitable, Optional, TypeVar
+from typing import Any, Awaitable, Callable, Optional, TypeVar
 
 from lsprotocol import types
 
-from .conftest import WAIT, Session
+from .conftest import WAIT, Session, capabilities
 
 T = TypeVar("T")
 
@@ -91,3 +91,23 @@ def doc(uri: str) -> types.TextDocumentIdentifier:
 
 def labels(items: Any) -> list:
     return [item.label for item in items]
+
+
+async def start_with(
+    client: Any, workspace: Path, kind: str, adjust: Callable[[types.ClientCapabilities], None]
+) -> Session:
+    """Initialize `client` with `kind`'s capabilities changed by `adjust` (for fallbacks)."""
+    caps = capabilities(kind)
+    adjust(caps)
+    await request(
+        client.initialize_session(
+            types.InitializeParams(
+                capabilities=caps,
+                root_uri=workspace.resolve().as_uri(),
+                workspace_folders=[
+                    types.WorkspaceFolder(uri=workspace.resolve().as_uri(), name="vault")
+                ],
+            )
+        )
+    )
+    return Session(client, workspace, kind)

@@ -3,7 +3,7 @@ after `![[`, and frontmatter keys and values from the vault's own vocabulary."""
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Optional, Sequence
 
 from lsprotocol import types
 
@@ -30,7 +30,7 @@ async def complete(
     return result
 
 
-def item(items: List[types.CompletionItem], label: str) -> types.CompletionItem:
+def item(items: Sequence[types.CompletionItem], label: str) -> types.CompletionItem:
     return next(i for i in items if i.label == label)
 
 

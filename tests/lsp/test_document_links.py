@@ -1,0 +1,72 @@
+"""Document links: every resolvable `[[link]]` and `![[asset]]` becomes a clickable target."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+from lsprotocol import types
+
+from .conftest import Session
+from .nav_helpers import covered, doc, request
+
+
+async def links(session: Session, uri: str) -> Optional[Sequence[types.DocumentLink]]:
+    return await request(
+        session.client.text_document_document_link_async(
+            types.DocumentLinkParams(text_document=doc(uri))
+        )
+    )
+
+
+def described(
+    session: Session, text: str, found: Optional[Sequence[types.DocumentLink]]
+) -> List[Tuple[str, str]]:
+    assert found is not None
+    return [
+        (covered(session, text, link.range), (link.target or "").rsplit("/", 1)[-1])
+        for link in found
+    ]
+
+
+async def test_resolvable_links_only(session: Session) -> None:
+    page = session.page("auth.md")
+    text = page.read_text(encoding="utf-8")
+    uri = session.open(page)
+    found = await links(session, uri)
+    assert described(session, text, found) == [
+        ("[[sessions]]", "sessions.md"),
+        ("[[legacy-auth]]", "legacy-auth.md"),
+        ("[[sessions#Token lifetime]]", "sessions.md#L13"),
+        ("[[sessions#^rotation]]", "sessions.md#L15"),
+        # The heading is missing, but the page exists: the link opens the page.
+        ("[[sessions#No such heading]]", "sessions.md"),
+        ("![[diagram.png]]", "diagram.png"),
+    ]
+    assert found is not None
+    assert found[0].target is not None
+    assert found[0].target == session.page("sessions.md").resolve().as_uri()
+    if session.kind == "visual_studio_code":  # Neovim does not show tooltips
+        assert found[0].tooltip == "Session storage, token lifetime and rotation."
+        assert found[-1].tooltip == "assets/diagram.png"
+    else:
+        assert found[0].tooltip is None
+
+
+async def test_links_after_non_ascii_text_and_in_unsaved_buffers(session: Session) -> None:
+    page = session.page("tokens.md")
+    text = page.read_text(encoding="utf-8")
+    uri = session.open(page)
+    found = described(session, text, await links(session, uri))
+    assert found[0] == ("[[sessions|the session page]]", "sessions.md")
+    assert ("[[Sessions#token lifetime]]", "sessions.md#L13") in found
+    assert ("[[pages/auth.md]]", "auth.md") in found
+    edited = text.replace("[[pages/auth.md]]", "[[missing-one]]")
+    session.replace(uri, edited)
+    found = described(session, edited, await links(session, uri))
+    assert all(name != "[[missing-one]]" for name, _target in found)
+    assert ("[[pages/auth.md]]", "auth.md") not in found
+
+
+async def test_no_links_for_unknown_documents(session: Session) -> None:
+    assert not await links(session, session.page("nowhere.md").resolve().as_uri())
+    assert not await links(session, "untitled:Untitled-1")
