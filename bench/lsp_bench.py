@@ -26,7 +26,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import vaultgen  # noqa: E402
+import vaultgen
 
 CACHE = Path(__file__).resolve().parent / ".vaults"
 HUB = "hub-page"
@@ -60,7 +60,7 @@ def hub_vault(pages: int) -> Path:
 
 def percentile(samples: List[float], fraction: float) -> float:
     ordered = sorted(samples)
-    index = min(len(ordered) - 1, max(0, int(round(fraction * (len(ordered) - 1)))))
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
     return ordered[index]
 
 
@@ -80,7 +80,9 @@ class Bench:
 
         @self.client.feature("echoes/statusChanged")
         def status(params: Any) -> None:
-            ready = params.get("ready") if isinstance(params, dict) else getattr(params, "ready", None)
+            ready = (
+                params.get("ready") if isinstance(params, dict) else getattr(params, "ready", None)
+            )
             if ready:
                 self.ready.set()
 

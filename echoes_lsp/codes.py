@@ -63,7 +63,7 @@ CODES: Dict[str, Code] = {
 }
 
 
-def matches(code: str, selectors: "tuple[str, ...] | list[str]") -> bool:
+def matches(code: str, selectors: tuple[str, ...] | list[str]) -> bool:
     """Whether a code is named by any selector: a full code (`EV300`) or a prefix (`EV3`, `EV`)."""
     upper = code.upper()
     return any(upper.startswith(selector.strip().upper()) for selector in selectors if selector)

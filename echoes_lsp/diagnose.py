@@ -49,9 +49,14 @@ class Finding:
     related: Tuple[Related, ...] = ()
 
     @classmethod
-    def of(cls, problem: rules.Problem) -> "Finding":
+    def of(cls, problem: rules.Problem) -> Finding:
         return cls(
-            problem.code, problem.message, problem.line, problem.start, problem.end_line, problem.end
+            problem.code,
+            problem.message,
+            problem.line,
+            problem.start,
+            problem.end_line,
+            problem.end,
         )
 
 
@@ -280,11 +285,7 @@ def _index_findings(vault: Vault, entry: Entry) -> List[Finding]:
     actual_lines = text.split("\n")
     expected_lines = expected.split("\n")
     line = next(
-        (
-            i
-            for i, (a, b) in enumerate(zip(actual_lines, expected_lines))
-            if a != b
-        ),
+        (i for i, (a, b) in enumerate(zip(actual_lines, expected_lines)) if a != b),
         min(len(actual_lines), len(expected_lines)) - 1,
     )
     line = max(0, min(line, len(actual_lines) - 1))
@@ -338,7 +339,9 @@ def diagnose(vault: Vault, path: str) -> List[Finding]:
         if kind == INDEX:
             findings.extend(_index_findings(vault, entry))
     findings.extend(
-        Finding("EV600", f"credential-shaped text: {hit.kind}", hit.line, hit.start, hit.line, hit.end)
+        Finding(
+            "EV600", f"credential-shaped text: {hit.kind}", hit.line, hit.start, hit.line, hit.end
+        )
         for hit in entry.secrets
     )
     findings.sort(key=lambda f: (f.line, f.start, f.code))

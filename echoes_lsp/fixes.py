@@ -91,7 +91,9 @@ def set_field(text: str, key: str, value: str) -> Optional[str]:
     if key in fm.fields:
         found = fm.fields[key]
         drop = set(found.continuation)
-        out = [rendered if n == found.line else line for n, line in enumerate(lines) if n not in drop]
+        out = [
+            rendered if n == found.line else line for n, line in enumerate(lines) if n not in drop
+        ]
         return "\n".join(out)
     return "\n".join(lines[: fm.close_line] + [rendered] + lines[fm.close_line :])
 
@@ -119,7 +121,9 @@ def insert_missing_fields(text: str, stem: str = "") -> str:
         return text
     new_lines = [f"{k}: {template[k]}" for k in missing]
     if fm.close_line is None:
-        return "\n".join(lines[: fm.open_line + 1] + [*new_lines, "---"] + lines[fm.open_line + 1 :])
+        return "\n".join(
+            lines[: fm.open_line + 1] + [*new_lines, "---"] + lines[fm.open_line + 1 :]
+        )
     return "\n".join(lines[: fm.close_line] + new_lines + lines[fm.close_line :])
 
 

@@ -121,7 +121,9 @@ def to_diagnostic(
             for item in finding.related
         ]
     return types.Diagnostic(
-        range=make_range(lines, columns, finding.line, finding.start, finding.end_line, finding.end),
+        range=make_range(
+            lines, columns, finding.line, finding.start, finding.end_line, finding.end
+        ),
         message=finding.message,
         severity=LSP_SEVERITY[severity],
         code=finding.code,

@@ -121,7 +121,7 @@ def run(call: RuntimeCall, args: Sequence[str], payload: Optional[Dict[str, Any]
     return out
 
 
-def _error_of(stderr: str, exit_code: int) -> "tuple[str, str]":
+def _error_of(stderr: str, exit_code: int) -> tuple[str, str]:
     for line in reversed(stderr.strip().splitlines()):
         try:
             data = json.loads(line)

@@ -55,8 +55,8 @@ class EchoesServer(LanguageServer):
         self.columns = Columns()
         self.pull = False
         self.pull_refresh = False
-        self.background: Set["asyncio.Task[Any]"] = set()
-        self.poller: Optional["asyncio.Task[Any]"] = None
+        self.background: Set[asyncio.Task[Any]] = set()
+        self.poller: Optional[asyncio.Task[Any]] = None
         self.watching = False
         self.status_timer: Optional[asyncio.TimerHandle] = None
         self.initialized = asyncio.Event()
@@ -74,11 +74,11 @@ class EchoesServer(LanguageServer):
                 return folder
         if not create:
             return None
-        workspace = find_workspace(path)
-        if workspace is None:
+        found = find_workspace(path)
+        if found is None:
             return None
-        folder = self.add_folder(workspace)
-        if path != workspace and not (
+        folder = self.add_folder(found)
+        if path != folder.workspace and not (
             path == folder.vault.root or path.startswith(folder.vault.root + os.sep)
         ):
             return None
@@ -160,7 +160,7 @@ class EchoesServer(LanguageServer):
         self.background.add(task)
         task.add_done_callback(self._task_done)
 
-    def _task_done(self, task: "asyncio.Task[Any]") -> None:
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
         self.background.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("background task failed", exc_info=task.exception())
@@ -247,7 +247,9 @@ class EchoesServer(LanguageServer):
         for uri in uris:
             self.publish(uri)
 
-    def after_change(self, folder: Folder, changed_keys: Set[str], extra: Sequence[str] = ()) -> None:
+    def after_change(
+        self, folder: Folder, changed_keys: Set[str], extra: Sequence[str] = ()
+    ) -> None:
         """Refresh the pages that link to changed pages, and the index view."""
         dependents = set(folder.vault.dependents(changed_keys)) | set(extra)
         if changed_keys:
@@ -337,7 +339,9 @@ class EchoesServer(LanguageServer):
             )
         except RuntimeFailure as failure:
             if not quiet:
-                self.show(f"EchoesVault {args[0]} failed: {failure.message}", types.MessageType.Error)
+                self.show(
+                    f"EchoesVault {args[0]} failed: {failure.message}", types.MessageType.Error
+                )
             raise request_failed(failure.message, {"code": failure.code}) from failure
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
@@ -410,7 +414,9 @@ def build_server() -> EchoesServer:
 
 
 def serve(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="echoes-lsp serve", description="EchoesVault language server")
+    parser = argparse.ArgumentParser(
+        prog="echoes-lsp serve", description="EchoesVault language server"
+    )
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (default)")
     group.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket")

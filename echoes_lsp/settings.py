@@ -70,14 +70,22 @@ def parse_settings(raw: Any, base: Optional[Settings] = None) -> Settings:
 
     timeout = _get(data, "runtime.timeout")
     if timeout is not None:
-        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 < timeout <= 600:
+        if (
+            isinstance(timeout, (int, float))
+            and not isinstance(timeout, bool)
+            and 0 < timeout <= 600
+        ):
             changes["timeout"] = float(timeout)
         else:
             errors.append("echoes.runtime.timeout must be a number of seconds between 0 and 600")
 
     debounce = _get(data, "diagnostics.debounce")
     if debounce is not None:
-        if isinstance(debounce, (int, float)) and not isinstance(debounce, bool) and 0 <= debounce <= 10000:
+        if (
+            isinstance(debounce, (int, float))
+            and not isinstance(debounce, bool)
+            and 0 <= debounce <= 10000
+        ):
             changes["debounce_ms"] = int(debounce)
         else:
             errors.append("echoes.diagnostics.debounce must be milliseconds between 0 and 10000")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Callable, List, Optional
 
@@ -27,7 +28,9 @@ def text_edit(ls: EchoesServer, uri: str, old: str, new: str) -> types.Workspace
     l0, c0, l1, c1, replacement = fixes.minimal_edit(old, new)
     lines = old.split("\n")
     edit = types.TextEdit(
-        range=make_range(lines, ls.columns, l0, c0, l1, c1) if lines else types.Range(
+        range=make_range(lines, ls.columns, l0, c0, l1, c1)
+        if lines
+        else types.Range(
             start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
         ),
         new_text=replacement,
@@ -55,6 +58,10 @@ def command_action(
         disabled=disabled,
         command=types.Command(title=title, command=command, arguments=[argument]),
     )
+
+
+def resolve(text: str, block: fixes.ConflictBlock, keep: str) -> Optional[str]:
+    return fixes.resolve_conflict(text, block, keep)
 
 
 def overlaps(finding: Finding, selection: types.Range) -> bool:
@@ -142,11 +149,11 @@ def register(server: EchoesServer) -> None:
             for block in fixes.conflict_blocks(text):
                 if block.end < params.range.start.line or block.start > params.range.end.line:
                     continue
-                for keep, label in (("ours", "ours"), ("theirs", "theirs"), ("both", "both")):
+                for keep in ("ours", "theirs", "both"):
                     fix(
-                        f"Resolve conflict: keep {label}",
+                        f"Resolve conflict: keep {keep}",
                         "EV400",
-                        lambda t, b=block, k=keep: fixes.resolve_conflict(t, b, k),
+                        functools.partial(resolve, block=block, keep=keep),
                     )
         if "EV402" in codes:
             actions.append(

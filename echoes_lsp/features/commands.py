@@ -127,7 +127,7 @@ async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
         # Explicit confirmation: the current disk version is knowingly replaced.
         ls.base_hashes[uri] = disk_hash(path)
     elif not isinstance(confirm, bool):
-        raise request_failed("`confirmOverwrite` must be true, false or \"ask\"")
+        raise request_failed('`confirmOverwrite` must be true, false or "ask"')
     base = ls.base_hashes.get(uri)
     payload: Dict[str, Any] = {"filename": os.path.basename(path), "content": text}
     if base is not None:

@@ -74,7 +74,9 @@ def register(server: EchoesServer) -> None:
         caps = params.capabilities
         pull = bool(caps.text_document and caps.text_document.diagnostic is not None)
         refresh = bool(
-            caps.workspace and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support
+            caps.workspace
+            and caps.workspace.diagnostics
+            and caps.workspace.diagnostics.refresh_support
         )
         # Pull only when the client can also be told to re-pull; otherwise pages that link to a
         # changed page would keep stale diagnostics until edited.

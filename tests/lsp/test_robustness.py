@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 from lsprotocol import types
@@ -79,9 +78,8 @@ async def test_malformed_frontmatter_in_many_forms(session: Session) -> None:
 
 async def test_ten_megabyte_page(session: Session) -> None:
     line = "Plain text with a [[sessions]] link and nothing else of note here.\n"
-    text = (
-        "---\ntype: a\nstack: []\nstatus: active\nsummary: Big.\n---\n"
-        + line * (10 * 1024 * 1024 // len(line))
+    text = "---\ntype: a\nstack: []\nstatus: active\nsummary: Big.\n---\n" + line * (
+        10 * 1024 * 1024 // len(line)
     )
     document = session.open(session.page("huge.md"), text)
     items = await session.diagnostics(document, timeout=60)

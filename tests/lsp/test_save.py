@@ -76,12 +76,16 @@ async def test_save_is_refused_when_the_disk_changed(session: Session) -> None:
     items = await session.diagnostics(document, lambda d: "EV701" in codes(d))
     stale = next(d for d in items if d.code == "EV701")
     assert stale.related_information and stale.related_information[0].location.uri == document
-    assert any("EV701" in m.message or "changed on disk" in m.message for m in session.client.messages)
+    assert any(
+        "EV701" in m.message or "changed on disk" in m.message for m in session.client.messages
+    )
     # Only an explicit confirmation replaces the disk version.
     result = await session.command("echoes.savePage", {"uri": document, "confirmOverwrite": True})
     assert result["action"] == "updated"
     assert "30 minutes" in page.read_text(encoding="utf-8")
-    assert "EV701" not in codes(await session.diagnostics(document, lambda d: "EV701" not in codes(d)))
+    assert "EV701" not in codes(
+        await session.diagnostics(document, lambda d: "EV701" not in codes(d))
+    )
 
 
 async def test_overwrite_that_asks_keeps_the_disk_when_declined(session: Session) -> None:
@@ -163,8 +167,8 @@ async def test_runtime_commands_return_runtime_results(session: Session) -> None
     assert [r["file"] for r in found["results"]] == ["EchoesVault/pages/auth.md"]
     assert found["results"][0]["uri"].endswith("/EchoesVault/pages/auth.md")
     appended = await session.command("echoes.append", {"entry": "- Remember the gateway."})
-    assert Path(appended["dailyLog"]).read_text(encoding="utf-8").endswith(
-        "- Remember the gateway.\n"
+    assert (
+        Path(appended["dailyLog"]).read_text(encoding="utf-8").endswith("- Remember the gateway.\n")
     )
     with pytest.raises(JsonRpcException):
         await session.command("echoes.search", {"limit": 3})

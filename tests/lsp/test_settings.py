@@ -39,9 +39,7 @@ async def test_per_code_severity_and_off(bare_client: LanguageClient, workspace:
     document = session.open(session.page("auth.md"))
     items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
     assert "EV301" not in codes(items)
-    assert all(
-        d.severity == types.DiagnosticSeverity.Error for d in items if d.code == "EV300"
-    )
+    assert all(d.severity == types.DiagnosticSeverity.Error for d in items if d.code == "EV300")
 
 
 async def test_secret_scanning_can_be_turned_off(
@@ -100,8 +98,6 @@ async def test_workspace_configuration_is_read(
     assert "EV302" not in codes(items)
     # A configuration change is picked up without restarting.
     client.set_configuration({"diagnostics": {"severity": {"EV300": "off"}}}, section="echoes")
-    client.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(settings=None)
-    )
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     items = await session.diagnostics(document, lambda d: "EV300" not in codes(d), timeout=WAIT)
     assert "EV302" in codes(items)
