@@ -520,11 +520,11 @@ def _sarif_region(line: int, start: int, end_line: int, end: int) -> Dict[str, i
 
 
 def _uri(display: str) -> str:
+    """A URI reference for a path; file names that are not UTF-8 keep their exact bytes."""
     from urllib.parse import quote
 
-    if os.path.isabs(display):
-        return "file://" + quote(display.replace(os.sep, "/"))
-    return quote(display)
+    data = os.fsencode(display.replace(os.sep, "/"))
+    return "file://" + quote(data) if os.path.isabs(display) else quote(data)
 
 
 def render_sarif(report: Report, levels: Callable[[str], str], cwd: Optional[str] = None) -> str:
@@ -577,7 +577,7 @@ def render_sarif(report: Report, levels: Callable[[str], str], cwd: Optional[str
                         "rules": [_sarif_rule(code, levels(code)) for code in codes],
                     }
                 },
-                "originalUriBaseIds": {"%SRCROOT%": {"uri": "file://" + quote(base)}},
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": "file://" + quote(os.fsencode(base))}},
                 "columnKind": "unicodeCodePoints",
                 "results": results,
                 "invocations": [
@@ -594,10 +594,28 @@ def render_sarif(report: Report, levels: Callable[[str], str], cwd: Optional[str
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
 
-def write(stream: IO[str], text: str) -> None:
-    """Write and flush, tolerating a closed pipe (`echoes-lsp check | head`)."""
+def printable(text: str) -> str:
+    """Valid Unicode for any output: bytes of non-UTF-8 file names (kept by Python as lone
+    surrogates) become U+FFFD."""
+    if text.isascii():
+        return text
     try:
-        stream.write(text)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text
+
+
+def write(stream: IO[str], text: str) -> None:
+    """Write and flush, tolerating a closed pipe (`echoes-lsp check | head`) and terminals that
+    cannot show every character."""
+    text = printable(text)
+    try:
+        try:
+            stream.write(text)
+        except UnicodeEncodeError:
+            encoding = getattr(stream, "encoding", None) or "utf-8"
+            stream.write(text.encode(encoding, "replace").decode(encoding))
         stream.flush()
     except BrokenPipeError:
         try:

@@ -6,11 +6,13 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import CHECK_VAULT, by_path, codes_of, json_report, run_check, write_page
+from .conftest import CHECK_VAULT, base_env, by_path, codes_of, json_report, run_check, write_page
 
 
 def _diagnostic(report: dict, path: str, code: str) -> dict:
@@ -178,3 +180,31 @@ def test_exclude_globs(workspace: Path) -> None:
     assert "EchoesVault/pages/latin1.md" not in paths
     assert not any(p.startswith("EchoesVault/daily/") for p in paths)
     assert codes_of(report).count("EV400") == 3
+
+
+def test_file_names_that_are_not_utf8(workspace: Path) -> None:
+    pages = os.fsencode(workspace / "EchoesVault" / "pages")
+    try:
+        with open(os.path.join(pages, b"caf\xe9.md"), "wb") as handle:
+            handle.write(b"no frontmatter\n")
+    except OSError:
+        pytest.skip("this file system accepts only UTF-8 file names")
+    for fmt in ("text", "concise", "github", "json", "sarif"):
+        process = subprocess.run(
+            [sys.executable, "-m", "echoes_lsp", "check", "--format", fmt],
+            cwd=workspace,
+            env=base_env(),
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert process.returncode == 1, fmt
+        assert b"Traceback" not in process.stderr
+        out = process.stdout.decode("utf-8")  # strict: valid UTF-8 whatever the file names
+        assert "caf\ufffd.md" in out or "caf%E9.md" in out, fmt
+    sarif = json.loads(out)
+    uris = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+    ]
+    assert "EchoesVault/pages/caf%E9.md" in uris
