@@ -159,8 +159,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.large and 50000 not in sizes:
         sizes.append(50000)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    version = subprocess.run(
+        [args.python, "-c", "import platform; print(platform.python_version())"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
     print(
-        f"python {platform.python_version()} ({args.python}) · {os.cpu_count()} CPUs · "
+        f"python {version} ({args.python}) · {platform.machine()} · {os.cpu_count()} CPUs · "
         f"load {load:.2f} · {args.runs} timed runs after one warm-up"
     )
     raw: Dict[str, Dict[str, Tuple[List[float], List[float]]]] = {}
