@@ -82,6 +82,12 @@ def register(server: EchoesServer) -> None:
         # changed page would keep stale diagnostics until edited.
         ls.pull = pull and refresh
         ls.pull_refresh = refresh
+        if not ls.pull:
+            # Not advertising pull diagnostics keeps a pull-capable client (Neovim) from showing
+            # every diagnostic twice, once pulled and once pushed.
+            for method in (types.TEXT_DOCUMENT_DIAGNOSTIC, types.WORKSPACE_DIAGNOSTIC):
+                ls.protocol.fm.features.pop(method, None)
+                ls.protocol.fm.feature_options.pop(method, None)
         encoding = str(ls.workspace.position_encoding or "utf-16")
         ls.columns = Columns(encoding.lower().replace("utf16", "utf-16"))
 

@@ -66,3 +66,11 @@ async def test_creating_a_page_clears_broken_links_in_open_pages(session: Sessio
     )
     items = await session.diagnostics(document, lambda d: "EV300" not in codes(d))
     assert "EV300" not in codes(items)
+
+
+async def test_pull_is_offered_only_when_the_client_can_be_asked_to_refresh(
+    session: Session,
+) -> None:
+    result = session.client.init_result  # type: ignore[attr-defined]
+    provider = result.capabilities.diagnostic_provider
+    assert (provider is not None) == session.pull
