@@ -27,6 +27,7 @@ from .report import (
     RelatedSpot,
     Report,
     Style,
+    clean,
     color_enabled,
     display_path,
     render_concise,
@@ -486,10 +487,10 @@ def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
     else:
         targets = resolve_targets(args.paths, errors, notes)
     for message in errors:
-        sys.stderr.write(f"echoes-lsp check: error: {message}\n")
+        sys.stderr.write(f"echoes-lsp check: error: {clean(message)}\n")
     if not targets:
         for note in notes:
-            sys.stderr.write(f"echoes-lsp check: {note}\n")
+            sys.stderr.write(f"echoes-lsp check: {clean(note)}\n")
         if not errors:
             sys.stderr.write("echoes-lsp check: nothing to check\n")
         return EXIT_USAGE if errors else EXIT_CLEAN
@@ -573,14 +574,14 @@ def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
         count = len(diffs)
         summary = f"{count} file{'s' if count != 1 else ''} would be changed by --fix"
         for line in [*notes, *(_fix_line(o) for o in outcomes), summary]:
-            sys.stderr.write(line + "\n")
+            sys.stderr.write(clean(line) + "\n")
         if errors:
             return EXIT_USAGE
         return EXIT_FOUND if diffs else EXIT_CLEAN
     levels = spaces[0].policy.level if spaces else (lambda code: CODES[code].severity)
     if args.format != "text":
         for note in notes:
-            sys.stderr.write(f"echoes-lsp check: {note}\n")
+            sys.stderr.write(f"echoes-lsp check: {clean(note)}\n")
         for outcome in outcomes:
             sys.stderr.write(_fix_line(outcome) + "\n")
     write(sys.stdout, render(report, args.format, levels, overlays))

@@ -181,8 +181,7 @@ def clean(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(
-        " " if ch == "\t" else "?" if unicodedata.category(ch) in ("Cc", "Cs") else ch
-        for ch in text
+        " " if ch == "\t" else "?" if unicodedata.category(ch) == "Cc" else ch for ch in text
     )
 
 
@@ -326,11 +325,11 @@ def fix_lines(report: Report) -> List[str]:
             "refused": "fix refused",
             "failed": "fix failed",
         }[outcome.status]
-        tail = f": {outcome.message}" if outcome.message else ""
+        tail = f": {clean(outcome.message)}" if outcome.message else ""
         if not codes:
-            lines.append(f"{outcome.display}: {outcome.message or verb}")
+            lines.append(f"{clean(outcome.display)}: {clean(outcome.message) or verb}")
             continue
-        lines.append(f"{outcome.display}: {verb} {codes}{tail}")
+        lines.append(f"{clean(outcome.display)}: {verb} {codes}{tail}")
     return lines
 
 
@@ -344,7 +343,7 @@ def render_text_diagnostics(
     for d in diagnostics:
         mark = "[*] " if d.fix else ""
         out.append(
-            f"{style.bold(d.display)}:{d.line + 1}:{d.start + 1}: "
+            f"{style.bold(clean(d.display))}:{d.line + 1}:{d.start + 1}: "
             f"{style.severity(d.code, d.severity)} {mark}{clean(d.message)}"
         )
         lines = source(d.path)
@@ -352,7 +351,7 @@ def render_text_diagnostics(
             out.extend(code_frame(lines, d, style, d.severity))
         for spot in d.related:
             out.append(
-                f"  = note: {spot.display}:{spot.line + 1}:{spot.start + 1}: {clean(spot.message)}"
+                f"  = note: {clean(spot.display)}:{spot.line + 1}:{spot.start + 1}: {clean(spot.message)}"
             )
         if d.fix:
             out.append(f"  = fix: {d.fix} (`--fix`)")
@@ -365,7 +364,7 @@ def render_text_footer(report: Report, style: Style) -> str:
     out: List[str] = list(fix_lines(report))
     if report.fixes:
         out.append("")
-    out.extend(report.notes)
+    out.extend(clean(note) for note in report.notes)
     out.append(style.bold(summary_line(report)))
     extra = fixable_line(report)
     if extra:
@@ -387,7 +386,7 @@ def render_concise(report: Report) -> str:
 
 def render_concise_diagnostics(diagnostics: Sequence[Diagnostic]) -> str:
     return "".join(
-        f"{d.display}:{d.line + 1}:{d.start + 1}: {d.code} [{d.severity}] {clean(d.message)}\n"
+        f"{clean(d.display)}:{d.line + 1}:{d.start + 1}: {d.code} [{d.severity}] {clean(d.message)}\n"
         for d in diagnostics
     )
 

@@ -37,6 +37,7 @@ from .report import (
     Diagnostic,
     Report,
     Style,
+    clean,
     color_enabled,
     display_path,
     render_concise_diagnostics,
@@ -362,7 +363,7 @@ def watch(args: argparse.Namespace, flags: Dict[str, object]) -> int:
             body = _render(args, watched, report, sources)
             # Detection to a rendered report, ready to print.
             elapsed_ms = (time.perf_counter() - detected) * 1000
-            shown = ", ".join(display_path(p, cwd) for p in touched[:3])
+            shown = ", ".join(clean(display_path(p, cwd)) for p in touched[:3])
             if len(touched) > 3:
                 shown += f" and {len(touched) - 3} more"
             gone = [
