@@ -556,6 +556,53 @@ async function main() {
       { needs: ['5. a stale save is refused with EV701 and the disk is untouched'] },
     );
 
+    await test(
+      '5d. the EV701 quick fix "Overwrite…" asks, then overwrites',
+      async () => {
+        await wb.clearNotifications();
+        await wb.openFile(PAGE);
+        await page.keyboard.press('Control+End');
+        await page.keyboard.type(' Quick fix edit.', { delay: 10 });
+        await waitFor(() => wb.activeTabDirty(), { timeout: 10000, message: 'the editor to be dirty' });
+        const behind = readFileSync(pageFile, 'utf8') + 'Another external line.\n';
+        writeFileSync(pageFile, behind);
+        await sleep(500);
+        await wb.runCommand('EchoesVault: Save through EchoesVault');
+        await waitFor(async () => (await wb.notificationsText()).includes('EV701'), {
+          timeout: 30000,
+          message: 'an EV701 notification',
+        });
+        await wb.clearNotifications();
+        await wb.focusEditor();
+        await page.keyboard.press('Control+Home');
+        const item = page.locator('.action-widget .monaco-list-row', { hasText: 'Overwrite the disk version' }).first();
+        await waitFor(
+          async () => {
+            await page.keyboard.press('Escape');
+            await page.keyboard.press('Control+.');
+            return item.waitFor({ timeout: 3000 }).then(
+              () => true,
+              () => false,
+            );
+          },
+          { timeout: 30000, interval: 500, message: 'the EV701 quick fix in the Quick Fix menu' },
+        );
+        await item.click();
+        const dialog = page.locator('.monaco-dialog-box');
+        await dialog.waitFor({ timeout: 10000 });
+        if (readFileSync(pageFile, 'utf8') !== behind) {
+          throw new Error('the file was written before the confirmation');
+        }
+        await dialog.locator('.monaco-button', { hasText: /^Overwrite$/ }).first().click();
+        await waitFor(() => readFileSync(pageFile, 'utf8').includes('Quick fix edit.'), {
+          timeout: 30000,
+          message: 'the buffer to be written after the confirmation',
+        });
+        await waitFor(async () => !(await wb.activeTabDirty()), { timeout: 15000, message: 'the editor to be clean' });
+      },
+      { needs: ['5. a stale save is refused with EV701 and the disk is untouched'] },
+    );
+
     // echoes.saveThroughRuntime: always — ordinary saves of pages go through the runtime.
     const workspaceSettingsFile = path.join(workspace, '.vscode', 'settings.json');
     const reopenPage = async () => {

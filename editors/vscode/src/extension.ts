@@ -287,7 +287,10 @@ class ServerHost {
           if (command === 'echoes.savePage' && saveHandler) {
             const uri = pageUriFromArgs(args);
             if (uri) {
-              return saveHandler(uri);
+              // An overwrite (`confirmOverwrite: "ask"` or `true` in a code action) is always
+              // confirmed in a dialog here first.
+              const overwrite = (args[0] as { confirmOverwrite?: unknown }).confirmOverwrite;
+              return saveHandler(uri, overwrite === true || overwrite === 'ask');
             }
           }
           return next(command, args);
@@ -395,7 +398,7 @@ class ServerHost {
   }
 }
 
-let saveHandler: ((uri: vscode.Uri) => Promise<unknown>) | undefined;
+let saveHandler: ((uri: vscode.Uri, overwrite: boolean) => Promise<unknown>) | undefined;
 
 function pageUriFromArgs(args: unknown[]): vscode.Uri | undefined {
   const first = args[0];
@@ -447,9 +450,9 @@ class Commands {
     private readonly log: vscode.LogOutputChannel,
     private readonly views: ViewProvider,
   ) {
-    saveHandler = async (uri) => {
+    saveHandler = async (uri, overwrite) => {
       const document = await vscode.workspace.openTextDocument(uri);
-      return this.save(document, false);
+      return overwrite ? this.confirmOverwrite(document) : this.save(document, false);
     };
   }
 
