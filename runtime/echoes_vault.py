@@ -568,7 +568,7 @@ def normalize_page_name(name: str) -> str:
         raise EchoesError("page name is empty", "unsafe-path")
     if "/" in normalized or "\\" in normalized:
         raise EchoesError(f"page name {name!r} must not contain `/` or `\\`", "unsafe-path")
-    if ".." in normalized:
+    if ".." in normalized + ".md":
         raise EchoesError(f"page name {name!r} must not contain `..`", "unsafe-path")
     if normalized.startswith("."):
         raise EchoesError(f"page name {name!r} must not begin with `.`", "unsafe-path")
