@@ -613,6 +613,34 @@ async function main() {
       await wb.openFile(PAGE);
     };
     await test(
+      '6a. with saveThroughRuntime=ask the save key asks first',
+      async () => {
+        mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
+        writeFileSync(workspaceSettingsFile, JSON.stringify({ 'echoes.saveThroughRuntime': 'ask' }, null, 2));
+        await wb.clearNotifications();
+        await reopenPage();
+        await sleep(1500);
+        await wb.focusEditor();
+        await page.keyboard.press('Control+End');
+        await page.keyboard.type(' Asked first.', { delay: 10 });
+        await waitFor(() => wb.activeTabDirty(), { timeout: 10000, message: 'the editor to be dirty' });
+        await page.keyboard.press('Control+S');
+        const dialog = page.locator('.monaco-dialog-box');
+        await dialog.waitFor({ timeout: 15000 });
+        if (readFileSync(pageFile, 'utf8').includes('Asked first.')) {
+          throw new Error('the page was written before the answer');
+        }
+        await dialog.locator('.monaco-button', { hasText: /^Through EchoesVault$/ }).first().click();
+        await waitFor(() => readFileSync(pageFile, 'utf8').includes('Asked first.'), {
+          timeout: 30000,
+          message: 'the page to be written through EchoesVault',
+        });
+        await waitFor(async () => !(await wb.activeTabDirty()), { timeout: 15000, message: 'the editor to be clean' });
+      },
+      { needs: ['4. Save through EchoesVault writes the buffer through the runtime'] },
+    );
+
+    await test(
       '6. with saveThroughRuntime=always the save key saves through the runtime',
       async () => {
         // A workspace setting: VS Code picks up changes of the folder's settings file at once.
