@@ -864,6 +864,29 @@ async function main() {
       },
       { needs: ['1. open a page with known defects'] },
     );
+
+    await test(
+      '15. Initialize creates a vault in a folder that has none',
+      async () => {
+        const fresh = path.join(root, 'fresh');
+        mkdirSync(fresh, { recursive: true });
+        execFileSync('git', ['init', '-q', fresh], { timeout: 30000 });
+        await page.goto(`${url}?folder=${encodeURIComponent(fresh)}`, { timeout: 60000 });
+        await page.locator('.monaco-workbench').waitFor({ timeout: 90000 });
+        await page.locator('.statusbar').waitFor({ timeout: 90000 });
+        await sleep(2000);
+        await wb.runCommand('EchoesVault: Initialize');
+        await waitFor(() => existsSync(path.join(fresh, 'EchoesVault', '.echoes-vault.json')), {
+          timeout: 60000,
+          message: 'EchoesVault/.echoes-vault.json in the new folder',
+        });
+        await waitFor(async () => /EchoesVault initialized/.test(await wb.notificationsText()), {
+          timeout: 30000,
+          message: 'the "EchoesVault initialized" notification',
+        });
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
   } catch (error) {
     results.push({ name: 'setup', ok: false });
     console.log(`FAIL setup: ${error?.stack ?? error}`);
