@@ -19,7 +19,7 @@ from .fuzzy import SUBSEQUENCE, Matcher, fold
 from .markdown import Structure, code_span_ranges, fenced_ranges, link_context
 from .vault import Vault
 
-LIMIT = 200
+LIMIT = 100
 PAGE = "page"
 ASSET_KIND = "asset"
 HEADING = "heading"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import echoes_vault as rules
 
@@ -34,6 +34,9 @@ SUMMARY_WORDS = 200
 SUMMARY_MIN_QUERY = 3
 BOUNDARIES = frozenset(" -_./#()[]:,+")
 _SCALE = 1 << 24  # scores and positions packed into one integer for C-speed selection
+# The weaker tiers stop after this many matches per tier (a multiple of the list size).
+BUDGET_FACTOR = 4
+MIN_BUDGET = 400
 
 
 def fold(text: str) -> str:
@@ -184,86 +187,131 @@ class NameIndex:
 
     def search(self, query: str, limit: int) -> Tuple[List[Tuple[int, int]], bool]:
         """[(score, index)] of the best `limit` matches, best first (ties in display order), and
-        whether more may match than were returned (lower tiers are not searched once the higher
-        ones fill the list, so this can be True when nothing else matches)."""
+        whether more may match than were returned.
+
+        Tiers are searched best first, and a lower tier only while the list is not full. The
+        weaker tiers (inside a name, letters in order, summaries) each stop after a budget of
+        matches in display order, so a query that matches nearly every page costs no more than
+        one that matches a few hundred; the answer is then marked as possibly incomplete.
+        """
         matcher = Matcher(query)
         if not matcher.query:
             count = min(limit, len(self.names))
             return [(1, index) for index in range(count)], len(self.names) > limit
-        scores: dict = {}
+        budget = max(limit * BUDGET_FACTOR, MIN_BUDGET)
+        scores: Dict[int, int] = {}
+        names = self.names
         # Tier 1: prefixes (exact matches are the shortest of them).
         for variant in matcher.variants:
             low, high = self._prefix(variant)
             if high - low > limit and variant is matcher.query:
                 keys = heapq.nsmallest(limit, self.prefix_keys[low:high])
                 chosen = [key % _SCALE for key in keys]
-                return [(prefix_score(self.names[i], variant), i) for i in chosen], True
+                return [(prefix_score(names[i], variant), i) for i in chosen], True
             for key in self.prefix_keys[low:high]:
                 index = key % _SCALE
-                value = prefix_score(self.names[index], variant)
+                value = prefix_score(names[index], variant)
                 if value > scores.get(index, 0):
                     scores[index] = value
-        # Tier 2: the query inside a name (at a word start or anywhere; a single character only
-        # at a word start, since it occurs almost everywhere). A name keeps its best occurrence.
-        blob = self.blob
-        names = self.names
-        get = scores.get
-        starts = self.starts
-        last = len(starts) - 1
+        # Tier 2: the query at a word start inside a name, then (two or more characters only,
+        # and within the budget) anywhere inside it.
+        boundary = re.escape("".join(sorted(BOUNDARIES)))
+        skipped = False
         for variant in matcher.variants:
-            escaped = re.escape(variant)
             if len(variant) == 1:
-                boundary = re.escape("".join(sorted(BOUNDARIES)))
-                escaped = f"(?<=[{boundary}]){escaped}"
-            # Matches come in text order, so the name holding each is found by walking forward.
-            index = 0
-            for match in re.finditer(escaped, blob):
-                offset = match.start()
-                while index < last and starts[index + 1] <= offset:
-                    index += 1
-                position = offset - starts[index]
+                for offset, index in self._walk(
+                    f"(?<=[{boundary}]){re.escape(variant)}", self.blob
+                ):
+                    value = inner_score(names[index], offset - self.starts[index])
+                    if value > scores.get(index, 0):
+                        scores[index] = value
+                continue
+            found = 0
+            for offset, index in self._walk(re.escape(variant), self.blob):
+                position = offset - self.starts[index]
                 if position == 0:
                     continue
-                name = names[index]
-                value = (
-                    (WORD if name[position - 1] in BOUNDARIES else SUBSTRING)
-                    + (400 - 4 * len(name) if len(name) < 100 else 0)
-                    - (position if position < 200 else 200)
-                )
-                if value > get(index, 0):
+                value = inner_score(names[index], position)
+                if value < WORD - 200:
+                    if index in scores:
+                        continue
+                    if found >= budget:
+                        skipped = True
+                        continue
+                    found += 1
+                if value > scores.get(index, 0):
                     scores[index] = value
-        # Tier 3: subsequences, only while the list is not full.
-        skipped = len(scores) >= limit
-        if not skipped and matcher.pattern is not None and matcher.letters > 1:
-            for match in matcher.pattern.finditer(blob):
-                index = bisect_right(starts, match.start()) - 1
-                if index in scores:
-                    continue
-                position = match.start() - starts[index]
-                scores[index] = subsequence_score(
-                    self.names[index], position, match.end() - starts[index], matcher.letters
-                )
-        # Tier 4: summaries.
-        skipped = skipped or len(scores) >= limit
-        if not skipped and len(matcher.query) >= SUMMARY_MIN_QUERY:
-            summary_blob = self.summary_blob
-            summary_starts = self.summary_starts
-            for match in re.finditer(re.escape(matcher.query), summary_blob):
-                index = bisect_right(summary_starts, match.start()) - 1
-                if index in scores:
-                    continue
-                position = match.start() - summary_starts[index]
-                scores[index] = summary_score(self.summaries[index], position)
-            if len(matcher.words) > 1 and len(scores) >= limit:
+        # Tier 3: the letters in order.
+        if matcher.pattern is not None and matcher.letters > 1:
+            if len(scores) >= limit:
                 skipped = True
-            elif len(matcher.words) > 1:
-                lookaheads = "".join(f"(?=[^\n]*{re.escape(word)})" for word in matcher.words)
-                for match in re.finditer("^" + lookaheads, summary_blob, re.M):
-                    index = bisect_right(summary_starts, match.start()) - 1
-                    if index not in scores:
-                        scores[index] = SUMMARY_WORDS
+            else:
+                found = 0
+                for match in matcher.pattern.finditer(self.blob):
+                    index = bisect_right(self.starts, match.start()) - 1
+                    if index in scores:
+                        continue
+                    start = self.starts[index]
+                    scores[index] = subsequence_score(
+                        names[index], match.start() - start, match.end() - start, matcher.letters
+                    )
+                    found += 1
+                    if found >= budget:
+                        skipped = True
+                        break
+        # Tier 4: summaries.
+        if len(matcher.query) >= SUMMARY_MIN_QUERY:
+            if len(scores) >= limit:
+                skipped = True
+            else:
+                skipped = self._summaries(matcher, scores, budget, limit) or skipped
         top = _SCALE - 1
         packed = [value * _SCALE + (top - index) for index, value in scores.items()]
         best = heapq.nlargest(limit, packed)
         more = len(packed) > limit or skipped
         return [(key // _SCALE, top - key % _SCALE) for key in best], more
+
+    def _walk(self, pattern: str, blob: str) -> Iterator[Tuple[int, int]]:
+        """(offset, name index) of each match; matches come in text order, so the name holding
+        each is found by walking forward."""
+        starts = self.starts
+        last = len(starts) - 1
+        index = 0
+        for match in re.finditer(pattern, blob):
+            offset = match.start()
+            while index < last and starts[index + 1] <= offset:
+                index += 1
+            yield offset, index
+
+    def _summaries(self, matcher: Matcher, scores: Dict[int, int], budget: int, limit: int) -> bool:
+        """Add summary matches; True when the budget cut the search short."""
+        blob = self.summary_blob
+        starts = self.summary_starts
+        found = 0
+        for match in re.finditer(re.escape(matcher.query), blob):
+            index = bisect_right(starts, match.start()) - 1
+            if index in scores:
+                continue
+            scores[index] = summary_score(self.summaries[index], match.start() - starts[index])
+            found += 1
+            if found >= budget:
+                return True
+        if len(matcher.words) > 1:
+            if len(scores) >= limit:
+                return True
+            # Lines holding every word: intersect the lines of each word (literal searches).
+            common: Optional[set] = None
+            for word in sorted(matcher.words, key=len, reverse=True):
+                lines = set()
+                for match in re.finditer(re.escape(word), blob):
+                    lines.add(bisect_right(starts, match.start()) - 1)
+                common = lines if common is None else common & lines
+                if not common:
+                    break
+            for index in sorted(common or ()):
+                if index not in scores:
+                    scores[index] = SUMMARY_WORDS
+                    found += 1
+                    if found >= budget:
+                        return True
+        return False

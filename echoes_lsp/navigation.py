@@ -7,7 +7,9 @@ can be tested without a server; `features/navigation.py` turns the results into 
 
 from __future__ import annotations
 
+import functools
 import os
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -19,11 +21,17 @@ from .diagnose import replacement
 from .markdown import BlockId, Heading, Link, Structure, heading_key, scan
 from .vault import DAILY, LEGACY_DAILY, PAGE, Entry, Vault
 
-SYMBOL_LIMIT = 200
+SYMBOL_LIMIT = 100
 PREVIEW_LINES = 6
 # Characters that would end or split a `[[target]]`, so a page renamed to contain one could no
 # longer be linked to.
 LINK_BREAKERS = "[]|#^\n\r"
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def stem_key(stem: str) -> str:
+    """`page_key` of a link's page name, cached: the same names recur across a vault."""
+    return rules.page_key(stem)
 
 
 class Refusal(Exception):
@@ -131,12 +139,28 @@ class Target:
     missing: Optional[str] = None  # "page", "heading", "block" or "asset"
 
 
+_TARGET_KEYS: Dict[str, str] = {}
+
+
+def target_key(link: Link) -> str:
+    """The page key named by a link's target ("" for `[[#heading]]`), cached by target text."""
+    key = _TARGET_KEYS.get(link.target)
+    if key is None:
+        stem = link.page_stem
+        key = stem_key(stem) if stem else ""
+        if len(_TARGET_KEYS) >= 1 << 16:
+            _TARGET_KEYS.clear()
+        _TARGET_KEYS[link.target] = key
+    return key
+
+
 def link_key(link: Link, source: Optional[Entry]) -> Optional[str]:
     """The page key a link points at (`[[#h]]` points at its own page)."""
-    if link.is_asset:
+    if link.embed and link.is_asset:
         return None
-    if link.page_stem:
-        return rules.page_key(link.page_stem)
+    key = target_key(link)
+    if key:
+        return key
     if source is not None and source.kind == PAGE:
         return source.key
     return None
@@ -307,9 +331,8 @@ def subject_at(
     return Subject(entry.key)
 
 
-def _matches(link: Link, source: Entry, subject: Subject) -> bool:
-    if link_key(link, source) != subject.key:
-        return False
+def _matches(link: Link, subject: Subject) -> bool:
+    """Whether a link to the subject's page also names the subject's heading or block."""
     if subject.heading is not None:
         return link.heading is not None and heading_key(link.heading) == heading_key(
             subject.heading
@@ -317,6 +340,29 @@ def _matches(link: Link, source: Entry, subject: Subject) -> bool:
     if subject.block is not None:
         return link.block == subject.block
     return True
+
+
+_GROUPED: OrderedDict[Tuple[int, str], Tuple[Structure, Dict[str, List[Link]]]] = OrderedDict()
+GROUPED_LIMIT = 1 << 15
+
+
+def links_by_key(structure: Structure, source: Entry) -> Dict[str, List[Link]]:
+    """A file's page links grouped by the page key they name, kept while the structure lives
+    (a re-parse makes a new structure), so repeated reference queries touch only their links."""
+    cache_key = (id(structure), source.key if source.kind == PAGE else "")
+    cached = _GROUPED.get(cache_key)
+    if cached is not None and cached[0] is structure:
+        _GROUPED.move_to_end(cache_key)
+        return cached[1]
+    grouped: Dict[str, List[Link]] = {}
+    for link in structure.links:
+        key = link_key(link, source)
+        if key is not None:
+            grouped.setdefault(key, []).append(link)
+    _GROUPED[cache_key] = (structure, grouped)
+    if len(_GROUPED) > GROUPED_LIMIT:
+        _GROUPED.popitem(last=False)
+    return grouped
 
 
 def references(
@@ -333,14 +379,15 @@ def references(
     sources = set(vault.backlinks.get(subject.key, {})) | set(extra_sources)
     found: List[Tuple[str, Place]] = []
     for path in sources:
-        source = vault.entry(path)
+        source = vault.entries.get(path) or vault.entry(path)
         if source is None:
             continue
+        vault.ensure(source)
         structure = structure_of(source) if structure_of is not None else source.structure
         if structure is None:
             continue
-        for link in structure.links:
-            if _matches(link, source, subject):
+        for link in links_by_key(structure, source).get(subject.key, ()):
+            if _matches(link, subject):
                 found.append((source.rel, Place(path, link.line, link.start, link.line, link.end)))
     found.sort(key=lambda item: (item[0], item[1].line, item[1].start))
     return [place for _rel, place in found]
@@ -479,7 +526,7 @@ def rename_changes(
             continue
         edits = []
         for link in structure.links:
-            if link.is_asset or not link.page_stem or rules.page_key(link.page_stem) != key:
+            if link.is_asset or not link.page_stem or stem_key(link.page_stem) != key:
                 continue
             start, end = stem_columns(link)
             edits.append(TextChange(link.line, start, end, new_stem))

@@ -146,6 +146,7 @@ class Ranges:
     def __init__(self, ls: EchoesServer) -> None:
         self.ls = ls
         self.opened = open_documents(ls)
+        self.vaults = [folder.vault for folder in ls.folders.values()]
         self.cache: Dict[str, Optional[List[str]]] = {}
 
     def lines(self, path: str) -> Optional[List[str]]:
@@ -157,8 +158,11 @@ class Ranges:
             text = buffer(self.ls, opened[0])
             lines = text.split("\n") if text is not None else None
         else:
-            folder = self.ls.folder_for_path(path, create=False)
-            entry = folder.vault.entries.get(path) if folder is not None else None
+            entry = None
+            for vault in self.vaults:
+                entry = vault.entries.get(path)
+                if entry is not None:
+                    break
             known_ascii = entry is not None and entry.parsed and entry.ascii and entry.text_hash
             if self.ls.columns.encoding == "utf-32" or known_ascii:
                 lines = None
@@ -180,7 +184,7 @@ class Ranges:
         )
 
     def uri(self, path: str) -> str:
-        return path_to_uri(path)
+        return file_uri(path)
 
     def location(self, place: Place) -> types.Location:
         return types.Location(uri=self.uri(place.path), range=self.range(place))
@@ -198,6 +202,12 @@ class Ranges:
 
     def open_in(self, vault: Vault) -> List[str]:
         return [path for path in self.opened if vault.rel(path) is not None]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def file_uri(path: str) -> str:
+    """`path_to_uri`, remembered: reference lists name the same files again and again."""
+    return path_to_uri(path)
 
 
 def link_range(ls: EchoesServer, doc: Doc, link: Link) -> types.Range:
@@ -548,7 +558,7 @@ async def workspace_symbols(
             name=card.stem,
             kind=types.SymbolKind.File,
             location=types.Location(
-                uri=path_to_uri(card.path),
+                uri=file_uri(card.path),
                 range=types.Range(
                     start=types.Position(line=card.title_line, character=0),
                     end=types.Position(line=card.title_line, character=0),
@@ -628,7 +638,7 @@ def text_edits(
         ]
         result.append(
             (
-                path_to_uri(path) if opened is None else opened[0],
+                file_uri(path) if opened is None else opened[0],
                 opened[1] if opened else None,
                 edits,
             )
