@@ -27,6 +27,7 @@ import json
 import os
 import platform
 import queue
+import random
 import re
 import resource
 import shutil
@@ -120,8 +121,11 @@ def watch_latency(
         internal: List[float] = []
         arrival: List[float] = []
         rechecked: List[int] = []
+        phases = random.Random(7)
         for attempt in range(runs + 1):
-            time.sleep(interval * 2)
+            # A random phase relative to the poll loop, so that "write to report" averages the
+            # wait for the next poll instead of locking onto one point of the cycle.
+            time.sleep(interval * (1 + phases.random()))
             edit = original + f"\nEdit {attempt}: see [[{vaultgen.page_stem(attempt)}]].\n"
             written = time.perf_counter()
             page.write_text(edit, encoding="utf-8")
