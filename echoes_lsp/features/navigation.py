@@ -14,7 +14,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -28,6 +28,7 @@ from ..markdown import Link, Structure
 from ..navigation import (
     Place,
     Refusal,
+    Section,
     Subject,
     TextChange,
     backlink_sources,
@@ -50,7 +51,6 @@ from ..server import EchoesServer, Folder
 from ..vault import PAGE, Entry, Vault, read_text
 
 log = logging.getLogger("echoes_lsp")
-T = TypeVar("T")
 
 REFERENCES_COMMAND = "echoes.references"
 TRIGGERS = ["[", "#", "^", "|", ":", " "]
@@ -481,7 +481,7 @@ async def code_lenses(
 
 
 def section_symbols(
-    ls: EchoesServer, lines: Sequence[str], sections: Sequence[Any]
+    ls: EchoesServer, lines: Sequence[str], sections: Sequence[Section]
 ) -> List[types.DocumentSymbol]:
     symbols = []
     for section in sections:
@@ -505,7 +505,11 @@ def section_symbols(
 
 
 def flat_symbols(
-    ls: EchoesServer, uri: str, lines: Sequence[str], sections: Sequence[Any], parent: Optional[str]
+    ls: EchoesServer,
+    uri: str,
+    lines: Sequence[str],
+    sections: Sequence[Section],
+    parent: Optional[str],
 ) -> List[types.SymbolInformation]:
     found = []
     for section in sections:
@@ -671,6 +675,12 @@ def supports_document_changes(ls: EchoesServer) -> bool:
     ) or supports_file_rename(ls)
 
 
+def settled(answer: asyncio.Future[Any]) -> None:
+    """Consume the outcome of a request whose answer does not matter (a refused refresh)."""
+    if not answer.cancelled() and answer.exception() is not None:
+        log.debug("client refused a request: %s", answer.exception())
+
+
 def register(server: EchoesServer) -> None:
     renames = Renames()
     lens_timers: Dict[str, asyncio.TimerHandle] = {}
@@ -692,9 +702,12 @@ def register(server: EchoesServer) -> None:
             def fire() -> None:
                 lens_timers.pop("timer", None)
                 try:
-                    ls.workspace_code_lens_refresh(None)
+                    answer = ls.workspace_code_lens_refresh(None)
                 except Exception:
                     log.exception("codeLens refresh failed")
+                    return
+                if isinstance(answer, asyncio.Future):
+                    answer.add_done_callback(settled)
 
             try:
                 lens_timers["timer"] = asyncio.get_event_loop().call_later(LENS_REFRESH_DELAY, fire)
