@@ -150,12 +150,23 @@ def git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+LATIN1_PAGE = (
+    b"---\ntype: note\nstack: []\nstatus: active\nsummary: Saved as Latin-1 by an old editor.\n"
+    b"---\n\nCaf\xe9 notes.\n"
+)
+
+
+def copy_check_vault(target: Path) -> Path:
+    """tests/fixtures/check-vault plus its page that is not UTF-8 (see the fixture's README)."""
+    shutil.copytree(CHECK_VAULT, target, symlinks=True)
+    (target / "EchoesVault" / "pages" / "latin1.md").write_bytes(LATIN1_PAGE)
+    return target
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A fresh copy of tests/fixtures/check-vault (the vault with one of each mistake)."""
-    target = tmp_path / "check-vault"
-    shutil.copytree(CHECK_VAULT, target, symlinks=True)
-    return target
+    return copy_check_vault(tmp_path / "check-vault")
 
 
 @pytest.fixture

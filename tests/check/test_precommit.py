@@ -13,7 +13,7 @@ from typing import Dict, List
 
 import pytest
 
-from .conftest import CHECK_VAULT, ROOT, base_env, git, write_page
+from .conftest import ROOT, base_env, copy_check_vault, git, write_page
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -38,8 +38,7 @@ def _entry() -> List[str]:
 
 
 def _repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
-    shutil.copytree(CHECK_VAULT, repo)
+    repo = copy_check_vault(tmp_path / "repo")
     git(repo, "init", "-q")
     # Start from a clean commit of the valid pages only.
     bad = ["no-frontmatter.md", "conflicted.md", "latin1.md", "a..b.md", "missing-fields.md"]
