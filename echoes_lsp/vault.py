@@ -111,7 +111,9 @@ class Entry:
         return Face(
             self.deprecated,
             self.info.summary if self.info else None,
-            frozenset(heading_key(h.text) for h in structure.headings) if structure else frozenset(),
+            frozenset(heading_key(h.text) for h in structure.headings)
+            if structure
+            else frozenset(),
             frozenset(b.name for b in structure.blocks) if structure else frozenset(),
         )
 
@@ -455,7 +457,9 @@ class Vault:
             symlink = os.path.islink(path)
             if text is None and not symlink and os.path.isdir(path):
                 return self._add_tree(path)
-            key = rules.page_key(rules.nfc(rel.split("/")[-1][:-3])) if classify(rel) == PAGE else ""
+            key = (
+                rules.page_key(rules.nfc(rel.split("/")[-1][:-3])) if classify(rel) == PAGE else ""
+            )
             before = self._face(key) if key else None
             entry = self._register(path, rel, symlink)
             if not entry.parsed:
@@ -482,9 +486,11 @@ class Vault:
         if self.rel(path) == rules.MARKER_NAME:
             self.marker = read_marker(self.root)
             return set()
-        targets = [path] if path in self.entries else [
-            p for p in self.entries if p.startswith(path.rstrip(os.sep) + os.sep)
-        ]
+        targets = (
+            [path]
+            if path in self.entries
+            else [p for p in self.entries if p.startswith(path.rstrip(os.sep) + os.sep)]
+        )
         changed: Set[str] = set()
         for target in targets:
             self._changed(target)
