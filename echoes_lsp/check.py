@@ -18,7 +18,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 import echoes_vault as rules
 
 from . import autofix
-from .codes import CODES, SEVERITY_RANK
+from .codes import SEVERITY_RANK
 from .config import FAIL_LEVELS, CheckConfig, ConfigError, check_selectors, resolve, split_list
 from .diagnose import Finding, Policy, apply_policy, diagnose, is_checked, marker_finding
 from .report import (
@@ -469,6 +469,7 @@ def run(argv: Sequence[str]) -> int:
 
 
 def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
+    """One check of the named paths (or of standard input), with fixes when asked."""
     started = time.perf_counter()
     cwd = os.getcwd()
     errors: List[str] = []
@@ -500,71 +501,23 @@ def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
             if space.vault.rel(path) is not None:
                 space.vault.open(path, text)
         space.scope(notes)
-    total = sum(len(space.files) for space in spaces)
-    pages = sum(len(space.vault.by_key) for space in spaces)
-    progress = Progress(total, pages > PROGRESS_THRESHOLD and _stderr_tty())
-    done = 0
-    for space in spaces:
-        if progress.enabled and space.target.whole:
-            remaining = len(space.vault.pending)
-            while space.vault.parse_pending(250):
-                progress.update(done + remaining - len(space.vault.pending), "read")
-        space.run(progress, done)
-        done += len(space.files)
-    progress.done()
+    total = _diagnose_all(spaces)
     if stdin_error is not None:
         path = _canonical(args.stdin_filename)
         for space in spaces:
             if path in space.files:
                 space.findings[path] = [Finding("EV401", f"file {stdin_error}", 0, 0, 0, 0)]
-    fixing = args.fix or args.diff
     outcomes: List[FixOutcome] = []
     diffs: List[str] = []
     diagnostics: List[Diagnostic] = []
     for space in spaces:
-        plans = plan_fixes(space) if (fixing or space.findings) else []
-        refused = (
-            autofix.refusal(space.vault, RuntimeCall(space.target.workspace)) if plans else None
-        )
-        if args.diff:
-            for plan in plans:
-                if refused is not None:
-                    if plan.codes:
-                        outcomes.append(
-                            FixOutcome(
-                                plan.path,
-                                display_path(plan.path, cwd),
-                                plan.codes,
-                                "refused",
-                                refused,
-                            )
-                        )
-                elif plan.blocked is None:
-                    diffs.append(autofix.unified_diff(plan, display_path(plan.path, cwd)))
-                else:
-                    outcomes.append(
-                        FixOutcome(
-                            plan.path,
-                            display_path(plan.path, cwd),
-                            plan.codes,
-                            "skipped",
-                            plan.blocked,
-                        )
-                    )
-        if args.fix and plans:
-            call = RuntimeCall(space.target.workspace, python=args.python)
-            shown = {plan.path: display_path(plan.path, cwd) for plan in plans}
-            outcomes.extend(autofix.apply(space.vault, call, plans, shown))
-            _recheck(space, [o.path for o in outcomes])
-            plans = plan_fixes(space)
-        diagnostics.extend(to_diagnostics(space, fix_notes_of(space, plans), cwd))
+        diagnostics.extend(_fix_and_report(space, args, cwd, outcomes, diffs))
     diagnostics.sort(key=Diagnostic.sort_key)
-    fail_on = spaces[0].config.fail_on if spaces else (args.fail_on or "error")
     report = Report(
         diagnostics,
         files_checked=total,
         duration=time.perf_counter() - started,
-        fail_on=fail_on,
+        fail_on=spaces[0].config.fail_on,
         notes=notes,
         fixes=outcomes,
         workspaces=[space.target.workspace for space in spaces],
@@ -578,20 +531,64 @@ def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
         if errors:
             return EXIT_USAGE
         return EXIT_FOUND if diffs else EXIT_CLEAN
-    levels = spaces[0].policy.level if spaces else (lambda code: CODES[code].severity)
     if args.format != "text":
         for note in notes:
             sys.stderr.write(f"echoes-lsp check: {clean(note)}\n")
         for outcome in outcomes:
             sys.stderr.write(_fix_line(outcome) + "\n")
-    write(sys.stdout, render(report, args.format, levels, overlays))
-    if errors or not spaces:
+    write(sys.stdout, render(report, args.format, spaces[0].policy.level, overlays))
+    if errors:
         return EXIT_USAGE
-    if report.failed:
-        return EXIT_FOUND
-    if any(o.status in ("failed", "refused") for o in outcomes):
+    if report.failed or any(o.status in ("failed", "refused") for o in outcomes):
         return EXIT_FOUND
     return EXIT_CLEAN
+
+
+def _diagnose_all(spaces: Sequence[Workspace]) -> int:
+    """Diagnose every workspace's scope, with progress for large vaults; files checked."""
+    total = sum(len(space.files) for space in spaces)
+    pages = sum(len(space.vault.by_key) for space in spaces)
+    progress = Progress(total, pages > PROGRESS_THRESHOLD and _stderr_tty())
+    done = 0
+    for space in spaces:
+        if progress.enabled and space.target.whole:
+            remaining = len(space.vault.pending)
+            while space.vault.parse_pending(250):
+                progress.update(done + remaining - len(space.vault.pending), "read")
+        space.run(progress, done)
+        done += len(space.files)
+    progress.done()
+    return total
+
+
+def _fix_and_report(
+    space: Workspace,
+    args: argparse.Namespace,
+    cwd: str,
+    outcomes: List[FixOutcome],
+    diffs: List[str],
+) -> List[Diagnostic]:
+    """Preview (`--diff`) or apply (`--fix`) the workspace's fixes; its reported diagnostics."""
+    plans = plan_fixes(space) if (args.fix or args.diff or space.findings) else []
+    if args.diff and plans:
+        refused = autofix.refusal(space.vault, RuntimeCall(space.target.workspace))
+        for plan in plans:
+            shown = display_path(plan.path, cwd)
+            if refused is not None:
+                if plan.codes:
+                    outcomes.append(FixOutcome(plan.path, shown, plan.codes, "refused", refused))
+            elif plan.blocked is None:
+                diffs.append(autofix.unified_diff(plan, shown))
+            else:
+                outcomes.append(FixOutcome(plan.path, shown, plan.codes, "skipped", plan.blocked))
+    if args.fix and plans:
+        call = RuntimeCall(space.target.workspace, python=args.python)
+        shown_paths = {plan.path: display_path(plan.path, cwd) for plan in plans}
+        applied = autofix.apply(space.vault, call, plans, shown_paths)
+        outcomes.extend(applied)
+        _recheck(space, [o.path for o in applied])
+        plans = plan_fixes(space)
+    return to_diagnostics(space, fix_notes_of(space, plans), cwd)
 
 
 def _fix_line(outcome: FixOutcome) -> str:
