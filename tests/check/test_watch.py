@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
@@ -223,3 +224,20 @@ def test_vault_removed_and_restored(clean_workspace: Path, watcher_factory) -> N
         assert line is not None
         watcher.seen.append(line)
     assert watcher.stop() == 0
+
+
+def test_json_watch_prints_one_document_per_report(clean_workspace: Path, watcher_factory) -> None:  # type: ignore[no-untyped-def]
+    watcher = watcher_factory(clean_workspace, "--format", "json")
+    first = json.loads(watcher.lines.get(timeout=WAIT))
+    assert first["summary"]["total"] == 0 and first["summary"]["filesChecked"] == 3
+    (clean_workspace / "EchoesVault" / "pages" / "overview.md").write_text(
+        "broken\n", encoding="utf-8"
+    )
+    while True:
+        line = watcher.lines.get(timeout=WAIT)
+        assert line is not None
+        document = json.loads(line)
+        if document["summary"]["total"]:
+            break
+    assert [d["code"] for d in document["diagnostics"]] == ["EV100"]
+    assert watcher.stop() == 1
