@@ -292,10 +292,15 @@ class Workspace:
 
 
 def load_workspace(
-    target: Target, flags: Dict[str, object], isolated: bool, extra_exclude: Sequence[str] = ()
+    target: Target,
+    flags: Dict[str, object],
+    isolated: bool,
+    extra_exclude: Sequence[str] = (),
+    lean: bool = False,
 ) -> Workspace:
+    """The workspace's configuration and discovered vault; `lean` for a one-shot check."""
     config = resolve(target.workspace, flags, isolated)
-    vault = Vault(target.workspace, exclude=(*config.exclude, *extra_exclude))
+    vault = Vault(target.workspace, exclude=(*config.exclude, *extra_exclude), lean=lean)
     vault.load()
     return Workspace(target, config, vault, policy_of(config))
 
@@ -495,7 +500,8 @@ def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
         if not errors:
             sys.stderr.write("echoes-lsp check: nothing to check\n")
         return EXIT_USAGE if errors else EXIT_CLEAN
-    spaces = [load_workspace(target, flags, args.isolated) for target in targets]
+    # A one-shot check needs no backlink index, hashes or stamps (watch mode does).
+    spaces = [load_workspace(target, flags, args.isolated, lean=True) for target in targets]
     for space in spaces:
         for path, text in overlays.items():
             if space.vault.rel(path) is not None:

@@ -234,8 +234,13 @@ class Vault:
         workspace: str,
         exclude: Iterable[str] = (),
         overlay_reader: Optional[Callable[[str], Optional[str]]] = None,
+        *,
+        lean: bool = False,
     ) -> None:
+        """`lean` builds a model for one batch check: no backlink index (`dependents` finds
+        nothing), no text hashes and no stamps; diagnostics are the same."""
         self.workspace = os.path.abspath(workspace)
+        self.lean = lean
         self.root = os.path.join(self.workspace, rules.VAULT_DIR)
         self.exclude = tuple(exclude)
         self.entries: Dict[str, Entry] = {}
@@ -362,7 +367,8 @@ class Vault:
 
     def _parse(self, entry: Entry, text: Optional[str]) -> None:
         self._changed(entry.path)
-        self._unlink(entry)
+        if not self.lean:
+            self._unlink(entry)
         entry.parsed = True
         entry.read_error = None
         entry.info = None
@@ -371,13 +377,13 @@ class Vault:
         entry.conflicts = []
         entry.preview = ()
         entry.title = None
-        entry.stamp = stamp_of(entry.path)
+        entry.stamp = None if self.lean else stamp_of(entry.path)
         if text is None:
             text, entry.read_error = read_text(entry.path)
         if text is None:
             entry.text_hash = None
             return
-        entry.text_hash = rules.text_sha256(text)
+        entry.text_hash = None if self.lean else rules.text_sha256(text)
         entry.ascii = text.isascii()
         entry.secrets = rules.find_secrets(text) if may_hold_secret(text) else []
         if entry.kind == PAGE:
@@ -393,7 +399,8 @@ class Vault:
                 entry.conflicts = rules.find_conflict_markers(text.split("\n"))
             if entry.kind in (DAILY, LEGACY_DAILY):
                 entry.structure = scan(text)
-        self._link(entry)
+        if not self.lean:
+            self._link(entry)
 
     @staticmethod
     def link_keys(entry: Entry) -> Dict[str, int]:
