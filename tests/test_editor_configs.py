@@ -29,7 +29,7 @@ tomllib = pytest.importorskip("tomllib")
 ROOT = Path(__file__).resolve().parents[1]
 HELIX = ROOT / "editors" / "helix" / "languages.toml"
 ZED = ROOT / "editors" / "zed"
-WAIT = 15.0
+WAIT = 30.0
 
 # Keys documented for Helix's languages.toml (book/src/languages.md).
 HELIX_SERVER_KEYS = {
@@ -144,6 +144,10 @@ async def diagnostics_with(
         items = client.diagnostics[uri]
         await asyncio.wait_for(client.shutdown_session(), WAIT)
     finally:
+        # The server always ends, also when the test failed half-way.
+        server = getattr(client, "_server", None)
+        if server is not None and server.returncode is None:
+            server.kill()
         await client.stop()
     return {
         "severity": {str(d.code): d.severity for d in items},

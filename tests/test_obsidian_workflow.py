@@ -24,7 +24,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities, 
 
 from tests.nvim.harness import make_workspace
 
-WAIT = 15.0
+WAIT = 30.0
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -71,8 +71,16 @@ SERVER = ClientServerConfig(
 
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
-    """The real server over stdio; each test initializes it for its own workspace."""
+    """The real server over stdio; each test initializes it for its own workspace. The server
+    always ends, also when a test failed half-way."""
     yield lsp_client
+    server = getattr(lsp_client, "_server", None)
+    try:
+        await asyncio.wait_for(lsp_client.shutdown_session(), 10)
+    except Exception:
+        pass
+    if server is not None and server.returncode is None:
+        server.kill()
 
 
 async def start(client: LanguageClient, workspace: Path, watching: bool) -> None:
@@ -111,6 +119,13 @@ async def diagnostics_for(
         await asyncio.sleep(0.05)
 
 
+async def registration(client: LanguageClient, method: str) -> None:
+    deadline = asyncio.get_event_loop().time() + WAIT
+    while method not in [r.method for r in client.registrations]:  # type: ignore[attr-defined]
+        assert asyncio.get_event_loop().time() < deadline, f"the server did not register {method}"
+        await asyncio.sleep(0.05)
+
+
 @pytest.mark.parametrize("watching", [False, True], ids=["polling", "watched-files"])
 async def test_server_reports_the_effect_of_an_obsidian_edit(
     client: LanguageClient, tmp_path: Path, watching: bool
@@ -128,11 +143,13 @@ async def test_server_reports_the_effect_of_an_obsidian_edit(
     )
     assert await diagnostics_for(client, uri, "EV303", present=False) == []
 
+    if watching:
+        # The server registers its watcher right after `initialized`.
+        await registration(client, types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     changed = rename_heading(workspace)
     registered = [r.method for r in client.registrations]  # type: ignore[attr-defined]
     if watching:
         # The editor's file watcher reports the change; the server does not poll then.
-        assert types.WORKSPACE_DID_CHANGE_WATCHED_FILES in registered
         client.workspace_did_change_watched_files(
             types.DidChangeWatchedFilesParams(
                 changes=[types.FileEvent(uri=changed.as_uri(), type=types.FileChangeType.Changed)]
@@ -159,7 +176,6 @@ async def test_server_reports_the_effect_of_an_obsidian_edit(
             )
         )
     await diagnostics_for(client, uri, "EV303", present=False)
-    await asyncio.wait_for(client.shutdown_session(), WAIT)
 
 
 # -- echoes-lsp check --watch -----------------------------------------------------------------------

@@ -22,7 +22,7 @@ FIXTURE = ROOT / "tests" / "fixtures" / "nvim-vault"
 RUNTIME = ROOT / "runtime" / "echoes_vault.py"
 INIT = HERE / "init.lua"
 SERVER = [sys.executable, "-m", "echoes_lsp", "serve"]
-PROCESS_TIMEOUT = 60.0
+PROCESS_TIMEOUT = 90.0
 
 
 def find_nvim() -> Optional[str]:
@@ -87,7 +87,7 @@ def run_scenario(
     scenario: str,
     workspace: Path,
     config: Optional[Dict[str, Any]] = None,
-    timeout_ms: int = 40000,
+    timeout_ms: int = 60000,
     env: Optional[Dict[str, str]] = None,
 ) -> NvimRun:
     """Run `driver.lua`'s scenario in headless Neovim inside `workspace`."""

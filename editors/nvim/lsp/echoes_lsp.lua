@@ -49,9 +49,10 @@ return {
   end,
 
   -- Diagnostics arrive by push. echoes-lsp uses pull diagnostics only with clients that it can ask
-  -- to re-pull (`workspace/diagnostic/refresh`), which Neovim 0.11 cannot; pages that link to a
-  -- changed page would otherwise keep stale diagnostics. Neovim would still pull on every edit and
-  -- keep those results in a second namespace, showing each diagnostic twice (or a stale copy).
+  -- to re-pull (`workspace/diagnostic/refresh`), which Neovim 0.11 cannot: pages that link to a
+  -- changed page would otherwise keep stale diagnostics. Should a server offer pull diagnostics
+  -- anyway, Neovim would pull on every edit and keep those results in a second namespace, showing
+  -- each diagnostic twice; this keeps Neovim to the pushed ones whenever it cannot re-pull.
   on_init = function(client)
     require('echoes_lsp').prefer_push_diagnostics(client)
   end,
