@@ -12,6 +12,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -165,8 +166,20 @@ class EchoesServer(LanguageServer):
         if not task.cancelled() and task.exception() is not None:
             log.error("background task failed", exc_info=task.exception())
 
+    def open_document(self, uri: str) -> Any:
+        """The open document for a URI in any quoting (the store keys unquoted URIs)."""
+        return self.workspace.text_documents.get(unquote(uri))
+
+    def open_uris(self) -> List[str]:
+        """URIs of open documents, in the quoted form this server publishes."""
+        uris = []
+        for key in list(self.workspace.text_documents):
+            path = uri_to_path(key)
+            uris.append(path_to_uri(path) if path else key)
+        return uris
+
     def document_text(self, uri: str) -> Optional[str]:
-        document = self.workspace.text_documents.get(uri)
+        document = self.open_document(uri)
         if document is None:
             return None
         return rules.normalize_newlines(document.source)
@@ -214,7 +227,7 @@ class EchoesServer(LanguageServer):
     def publish(self, uri: str) -> None:
         if self.pull:
             return
-        document = self.workspace.text_documents.get(uri)
+        document = self.open_document(uri)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
                 uri=uri,
@@ -231,14 +244,12 @@ class EchoesServer(LanguageServer):
             return
         for path in paths:
             uri = path_to_uri(path)
-            if uri in self.workspace.text_documents:
+            if self.open_document(uri) is not None:
                 self.publish(uri)
 
     def refresh_open(self, folder: Optional[Folder] = None) -> None:
         uris = [
-            uri
-            for uri in list(self.workspace.text_documents)
-            if folder is None or self.folder_for_uri(uri) is folder
+            uri for uri in self.open_uris() if folder is None or self.folder_for_uri(uri) is folder
         ]
         if self.pull:
             if self.pull_refresh:
@@ -369,7 +380,7 @@ class EchoesServer(LanguageServer):
             for folder in self.folders.values():
                 folder.vault.exclude = settings.exclude
                 folder.vault.load()
-                for uri in list(self.workspace.text_documents):
+                for uri in self.open_uris():
                     path = uri_to_path(uri)
                     if path and self.folder_for_path(path, create=False) is folder:
                         folder.vault.open(path, self.document_text(uri) or "")

@@ -293,7 +293,7 @@ def register(server: EchoesServer) -> None:
         for folder in list(ls.folders.values()):
             for path in diagnose_vault(folder.vault):
                 uri = path_to_uri(path)
-                document = ls.workspace.text_documents.get(uri)
+                document = ls.open_document(uri)
                 items.append(
                     types.WorkspaceFullDocumentDiagnosticReport(
                         uri=uri,
@@ -362,7 +362,7 @@ def disk_event(ls: EchoesServer, folder: Folder, path: str, deleted: bool) -> No
     """A change made outside the editor (agents, git, Obsidian) or by a file operation."""
     path = os.path.abspath(path)
     uri = path_to_uri(path)
-    is_open = uri in ls.workspace.text_documents
+    is_open = ls.open_document(uri) is not None
     extra: List[str] = []
     if deleted:
         changed = folder.vault.remove(path)

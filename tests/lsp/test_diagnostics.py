@@ -74,3 +74,18 @@ async def test_pull_is_offered_only_when_the_client_can_be_asked_to_refresh(
     result = session.client.init_result  # type: ignore[attr-defined]
     provider = result.capabilities.diagnostic_provider
     assert (provider is not None) == session.pull
+
+
+async def test_file_names_that_need_quoting_in_uris(session: Session) -> None:
+    page = session.page("token rotation (v2).md")
+    page.write_text(
+        "---\ntype: note\nstack: []\nstatus: active\nsummary: Rotation.\n---\n\n[[nowhere]]\n",
+        encoding="utf-8",
+    )
+    document = session.open(page)
+    assert "%20" in document
+    items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
+    assert codes(items) == ["EV300"]
+    # The open buffer is what counts: fixing the link there clears the diagnostic.
+    session.replace(document, page.read_text(encoding="utf-8").replace("nowhere", "auth"))
+    assert await session.diagnostics(document, lambda d: not d) == []
