@@ -103,8 +103,9 @@ class LineMap:
         return self._starts
 
     def locate(self, offset: int) -> Tuple[int, int]:
-        line = bisect_right(self.starts, offset) - 1
-        return line, offset - self.starts[line]
+        starts = self.starts
+        line = bisect_right(starts, offset) - 1
+        return line, offset - starts[line]
 
     def line_text(self, line: int) -> str:
         starts = self.starts
