@@ -41,6 +41,12 @@ def request_failed(message: str, data: Optional[dict] = None) -> JsonRpcExceptio
     return JsonRpcException(message=message, code=REQUEST_FAILED, data=data)
 
 
+def shown(error: JsonRpcException) -> JsonRpcException:
+    """Mark an error whose message the user has already been shown."""
+    error.shown = True  # type: ignore[attr-defined]
+    return error
+
+
 class Columns:
     """Code-point columns ↔ client units (UTF-16 unless UTF-32/UTF-8 was negotiated)."""
 

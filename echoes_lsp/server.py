@@ -21,7 +21,14 @@ import echoes_vault as rules
 
 from . import __version__
 from .diagnose import Finding, apply_policy, diagnose, marker_finding
-from .lsp_util import Columns, path_to_uri, request_failed, to_diagnostic, uri_to_path
+from .lsp_util import (
+    Columns,
+    path_to_uri,
+    request_failed,
+    shown,
+    to_diagnostic,
+    uri_to_path,
+)
 from .runtime_client import RuntimeCall, RuntimeFailure, run
 from .settings import Settings, parse_settings
 from .vault import Vault, find_workspace, read_text
@@ -343,17 +350,19 @@ class EchoesServer(LanguageServer):
         if mutating and not folder.writable and args[0] not in ("init", "migrate"):
             message = f"EchoesVault is read-only here: {folder.vault.marker.problem}"
             self.show(message, types.MessageType.Warning)
-            raise request_failed(message, {"code": "read-only"})
+            raise shown(request_failed(message, {"code": "read-only"}))
         try:
             return await asyncio.get_event_loop().run_in_executor(
                 None, lambda: run(self.runtime_call(folder), list(args), payload)
             )
         except RuntimeFailure as failure:
+            error = request_failed(failure.message, {"code": failure.code})
             if not quiet:
                 self.show(
                     f"EchoesVault {args[0]} failed: {failure.message}", types.MessageType.Error
                 )
-            raise request_failed(failure.message, {"code": failure.code}) from failure
+                shown(error)
+            raise error from failure
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         try:

@@ -343,7 +343,11 @@ class Vault:
     def _asset_names(rel: str) -> Tuple[str, ...]:
         inside = rel.split("/", 1)[1] if "/" in rel else rel
         base = inside.rsplit("/", 1)[-1]
-        names = {rules.nfc(inside).casefold(), rules.nfc(base).casefold()}
+        names = {
+            rules.nfc(rel).casefold(),
+            rules.nfc(inside).casefold(),
+            rules.nfc(base).casefold(),
+        }
         return tuple(names)
 
     # -- parsing --------------------------------------------------------------------------------

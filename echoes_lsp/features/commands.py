@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import tempfile
-from typing import Any, Dict, List, Optional
+from typing import Any, Awaitable, Callable, Dict, List, Optional
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 import echoes_vault as rules
 
-from ..lsp_util import path_to_uri, request_failed, uri_to_path
+from ..lsp_util import path_to_uri, request_failed, shown, uri_to_path
 from ..server import EchoesServer, Folder
 from ..vault import Vault
 from .documents import disk_hash, stale_finding
@@ -28,6 +30,7 @@ END = "echoes.endSession"
 CREATE = "echoes.createPage"
 DISK = "echoes.showDiskVersion"
 STALE_CODES = ("stale-hash", "missing-hash")
+Handler = Callable[..., Awaitable[Any]]
 
 
 def options(args: Any) -> Dict[str, Any]:
@@ -145,8 +148,11 @@ async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
                 "was written. Reload the disk version, or confirm an overwrite."
             )
             ls.show(message, types.MessageType.Error)
-            raise request_failed(f"{message} ({detail})", {"code": "EV701"}) from error
-        ls.show(f"Save through EchoesVault failed: {detail}", types.MessageType.Error)
+            raise shown(request_failed(f"{message} ({detail})", {"code": "EV701"})) from error
+        if not getattr(error, "shown", False):
+            ls.show(f"Save through EchoesVault failed: {detail}", types.MessageType.Error)
+            if isinstance(error, JsonRpcException):
+                shown(error)
         raise
     ls.base_hashes[uri] = result.get("sha256") if isinstance(result, dict) else disk_hash(path)
     ls.stale.pop(uri, None)
@@ -160,8 +166,27 @@ async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
     return result  # type: ignore[no-any-return]
 
 
+def command(server: EchoesServer, name: str) -> Callable[[Handler], Handler]:
+    """Register a command whose every failure is also shown to the user, exactly once."""
+
+    def decorate(handler: Handler) -> Handler:
+        @functools.wraps(handler)
+        async def reported(ls: EchoesServer, *args: Any) -> Any:
+            try:
+                return await handler(ls, *args)
+            except JsonRpcException as error:
+                if not getattr(error, "shown", False):
+                    ls.show(f"{name}: {error.message}", types.MessageType.Error)
+                raise
+
+        server.command(name)(reported)
+        return handler
+
+    return decorate
+
+
 def register(server: EchoesServer) -> None:
-    @server.command(INIT)
+    @command(server, INIT)
     async def init(ls: EchoesServer, *args: Any) -> Any:
         opts = options(args)
         workspace = workspace_for_init(ls, opts)
@@ -173,7 +198,7 @@ def register(server: EchoesServer) -> None:
         ls.spawn(ls.finish_loading(folder))
         return result
 
-    @server.command(STATUS)
+    @command(server, STATUS)
     async def status(ls: EchoesServer, *args: Any) -> Any:
         opts = options(args)
         folder = ls.default_folder(opts.get("workspace"))
@@ -182,7 +207,7 @@ def register(server: EchoesServer) -> None:
             raise request_failed("`format` must be json or card")
         return markdown(await ls.run_runtime(folder, ["status", "--format", fmt], mutating=False))
 
-    @server.command(START)
+    @command(server, START)
     async def start(ls: EchoesServer, *args: Any) -> Any:
         opts = options(args)
         folder = ls.default_folder(opts.get("workspace"))
@@ -191,7 +216,7 @@ def register(server: EchoesServer) -> None:
         await resync(ls, folder)
         return markdown(result)
 
-    @server.command(SEARCH)
+    @command(server, SEARCH)
     async def search(ls: EchoesServer, *args: Any) -> Any:
         opts = options(args)
         folder = ls.default_folder(opts.get("workspace"))
@@ -207,7 +232,7 @@ def register(server: EchoesServer) -> None:
                     item["uri"] = path_to_uri(os.path.join(folder.workspace, item["file"]))
         return result
 
-    @server.command(APPEND)
+    @command(server, APPEND)
     async def append(ls: EchoesServer, *args: Any) -> Any:
         opts = options(args)
         folder = ls.default_folder(opts.get("workspace"))
@@ -221,11 +246,11 @@ def register(server: EchoesServer) -> None:
             result["uri"] = path_to_uri(result["dailyLog"])
         return result
 
-    @server.command(SAVE)
+    @command(server, SAVE)
     async def save(ls: EchoesServer, *args: Any) -> Any:
         return await save_page(ls, options(args))
 
-    @server.command(REBUILD)
+    @command(server, REBUILD)
     async def rebuild(ls: EchoesServer, *args: Any) -> Any:
         folder = ls.default_folder(options(args).get("workspace"))
         result = await ls.run_runtime(folder, ["rebuild-index"])
@@ -233,14 +258,14 @@ def register(server: EchoesServer) -> None:
         ls.refresh_paths([os.path.join(folder.vault.root, rules.INDEX_NAME)])
         return result
 
-    @server.command(HYDRATE)
+    @command(server, HYDRATE)
     async def hydrate(ls: EchoesServer, *args: Any) -> Any:
         folder = ls.default_folder(options(args).get("workspace"))
         result = await ls.run_runtime(folder, ["hydrate"])
         await resync(ls, folder)
         return result
 
-    @server.command(END)
+    @command(server, END)
     async def end(ls: EchoesServer, *args: Any) -> Any:
         opts = options(args)
         if opts.get("confirmExplicitUserEnd") is not True:
@@ -260,7 +285,7 @@ def register(server: EchoesServer) -> None:
         await resync(ls, folder)
         return result
 
-    @server.command(CREATE)
+    @command(server, CREATE)
     async def create(ls: EchoesServer, *args: Any) -> Any:
         opts = options(args)
         folder = ls.default_folder(opts.get("workspace"))
@@ -285,7 +310,7 @@ def register(server: EchoesServer) -> None:
                 )
         return result
 
-    @server.command(DISK)
+    @command(server, DISK)
     async def show_disk(ls: EchoesServer, *args: Any) -> Any:
         opts = options(args)
         uri = text_arg(opts, "uri")

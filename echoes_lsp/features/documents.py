@@ -129,8 +129,9 @@ def register(server: EchoesServer) -> None:
                 ls.watching = True
             except Exception as error:
                 ls.log(f"file watching registration failed ({error}); polling instead")
-        if not ls.watching:
-            ls.poller = asyncio.ensure_future(poll_disk(ls))
+        # Poll even with a watcher (more slowly): some clients' watchers report only the
+        # editor's own writes, and agents, git and Obsidian write behind the editor's back.
+        ls.poller = asyncio.ensure_future(poll_disk(ls))
         ls.schedule_status()
 
     @server.feature(types.SHUTDOWN)
@@ -387,10 +388,16 @@ def disk_event(ls: EchoesServer, folder: Folder, path: str, deleted: bool) -> No
     ls.after_change(folder, changed, extra)
 
 
+WATCHED_POLL_FLOOR = 10.0
+
+
 async def poll_disk(ls: EchoesServer) -> None:
-    """Fallback for clients without dynamic file watching: notice other programs' changes."""
+    """Notice other programs' changes by file metadata: every `pollInterval` seconds without a
+    file watcher, and at most every 10 s as a safety net when the client watches files."""
     while True:
         interval = ls.settings.poll_interval
+        if ls.watching and interval > 0:
+            interval = max(interval, WATCHED_POLL_FLOOR)
         await asyncio.sleep(interval if interval > 0 else 5)
         if interval <= 0:
             continue

@@ -164,6 +164,11 @@ async def test_bad_command_arguments(session: Session) -> None:
         ("echoes.nope", {}),
         ("echoes.append", [1, 2]),
     ]:
+        shown = len(session.client.messages)
         with pytest.raises(JsonRpcException):
             await session.command(name, argument)
+        if name != "echoes.nope":
+            # Every failure is also shown to the user, once.
+            await asyncio.sleep(0.05)
+            assert len(session.client.messages) == shown + 1, name
     await session.alive()
