@@ -14,6 +14,8 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
+	@printf '\n%s\n%s\n%s\n\n' "$$(printf '=%.0s' $$(seq 72))" "echoes-lsp check examples/demo-vault" "$$(printf '=%.0s' $$(seq 72))"
+	@$(BIN)/echoes-lsp check examples/demo-vault; status=$$?; test $$status -le 1
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

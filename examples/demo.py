@@ -1,23 +1,31 @@
-"""A tour of the portable runtime on the demo vault (a fictional payments service).
+"""A tour of echoes-lsp on the demo vault (a fictional payments service).
 
 Run it with `make demo` or `python examples/demo.py`.
+
+The demo vault holds seven healthy pages and, on purpose, one page for each common mistake that
+agents and people make: a missing field and an over-long summary, a multi-line summary, a broken
+and a deprecated link, a leftover Git conflict, a deprecated page without its callout, and a
+credential pasted into a page.
 
 The runtime resolves `--workspace` to the enclosing Git repository's top level, exactly as agents
 rely on. `examples/demo-vault/` lives inside the echoes-lsp repository, so pointing the runtime at it
 directly would address the echoes-lsp checkout instead. The demo therefore copies the vault to a
 temporary directory, installs this checkout's runtime into the copy, makes the copy its own Git
-repository (with the durable files committed, as a real project would have them), and runs the
-bundled runtime there:
+repository (with the durable files committed, as a real project would have them), and there:
 
-1. `hydrate` rebuilds the ignored, local-only `index.md` and state, which a fresh clone lacks;
-2. `status --format card` shows the read-only health card;
-3. `search idempotency` shows a literal search over the knowledge pages.
+1. `status --format card` shows the read-only health card, with the invalid pages;
+2. `hydrate` refuses to build an index while pages are invalid (all-or-nothing);
+3. `search idempotency` shows a literal search over the knowledge pages;
+4. a scripted language-server session opens a page and prints the diagnostics and a `[[`
+   completion that an editor would show.
 
-Nothing in the repository is modified. Set ECHOES_DEMO_KEEP=1 to keep the temporary copy.
+`make demo` then ends with `echoes-lsp check examples/demo-vault`. Nothing in the repository is
+modified. Set ECHOES_DEMO_KEEP=1 to keep the temporary copy.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -83,19 +91,31 @@ def heading(title: str) -> None:
     print(f"\n{'=' * 72}\n{title}\n{'=' * 72}\n")
 
 
+def try_runtime(workspace: Path, *args: str) -> tuple[int, str, str]:
+    process = subprocess.run(
+        [sys.executable, str(RUNTIME), "--workspace", str(workspace), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return process.returncode, process.stdout, process.stderr
+
+
 def main(argv: List[str]) -> int:
     query = argv[0] if argv else "idempotency"
     temporary = Path(tempfile.mkdtemp(prefix="echoes-demo-"))
     try:
         workspace = copy_vault(temporary / "lumen-pay")
-        heading("hydrate: rebuild the local index and state of a fresh clone")
-        refreshed = json.loads(runtime(workspace, "hydrate"))
-        refresh = refreshed["indexRefresh"]
-        print(
-            f"index {refresh['status']}: {refresh['pages']} pages, sha256 {refresh['sha256'][:16]}…"
-        )
         heading("status --format card (read-only)")
         print(runtime(workspace, "status", "--format", "card"), end="")
+        heading("hydrate: the index is all-or-nothing, so invalid pages block it")
+        code, out, err = try_runtime(workspace, "hydrate")
+        if code == 0:
+            refresh = json.loads(out)["indexRefresh"]
+            print(f"index {refresh['status']}: {refresh['pages']} pages")
+        else:
+            error = json.loads(err)
+            print(f"exit {code}, code {error.get('code')!r}:\n{error['error'][:300]}…")
         heading(f"search {query!r}")
         found = json.loads(runtime(workspace, "search", query, "--limit", "10"))
         for result in found["results"]:
@@ -103,6 +123,12 @@ def main(argv: List[str]) -> int:
         if found["truncated"]:
             print("… more results (raise --limit)")
         print(f"\n({len(found['results'])} results; workspace copy: {workspace})")
+        heading("language server: open fx-rates.md, then type `[[sett`")
+        sys.path.insert(0, str(HERE))
+        from lsp_session import session
+
+        page = workspace / "EchoesVault" / "pages" / "fx-rates.md"
+        print("\n".join(asyncio.run(session(workspace, page))))
         return 0
     finally:
         if os.environ.get("ECHOES_DEMO_KEEP") != "1":

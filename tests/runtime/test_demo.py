@@ -19,9 +19,17 @@ def test_demo_runs_read_only_against_a_copy() -> None:
     )
     assert process.returncode == 0, process.stderr
     out = process.stdout
-    assert "## EchoesVault status" in out and "**Integrity:** healthy" in out
-    assert "**Pages:** 7 (1 deprecated)" in out and "**Git:** ready" in out
+    # The demo vault carries one page per common mistake, so health needs attention.
+    assert "## EchoesVault status" in out and "**Integrity:** attention" in out
+    assert "**Pages:** 11 (2 deprecated)" in out
+    for page in ("chargeback-handling.md", "fx-rates.md", "merchant-onboarding.md"):
+        assert f"`EchoesVault/pages/{page}`" in out
+    # Invalid pages block the all-or-nothing index.
+    assert "code 'conflict-marker'" in out or "code 'invalid-page'" in out
     assert "EchoesVault/pages/idempotency-keys.md:" in out
+    # The scripted language-server session.
+    assert "13:3 EV300 [warning] no page named `currency-service`" in out
+    assert "settlement-pipeline — " in out
     assert snapshot(DEMO_VAULT) == before
 
 
