@@ -1,0 +1,20 @@
+"""The README documents every diagnostic code at the anchor its `codeDescription` links to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from echoes_lsp.codes import CODES, DOCS_URL
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_code_has_its_anchor_and_heading() -> None:
+    for code in CODES.values():
+        assert code.url == f"{DOCS_URL}#{code.anchor}"
+        assert f'<a id="{code.anchor}"></a>' in README, code.code
+        assert f"### {code.code} — " in README, code.code
+
+
+def test_the_two_commands_are_documented() -> None:
+    assert "make demo" in README and "make test" in README
