@@ -1,4 +1,4 @@
-"""The pre-commit hook (`.pre-commit-hooks.yaml`) and the plain Git hook from docs/check.md."""
+"""The pre-commit hook (`.pre-commit-hooks.yaml`) and the plain Git hook from the README."""
 
 from __future__ import annotations
 
@@ -92,9 +92,9 @@ def test_hook_entry_on_staged_files(tmp_path: Path) -> None:
 
 def test_plain_git_hook_blocks_a_bad_commit(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
-    docs = (ROOT / "docs" / "check.md").read_text(encoding="utf-8")
+    docs = (ROOT / "README.md").read_text(encoding="utf-8")
     snippet = re.search(r"```sh\n(#!/bin/sh\n# \.git/hooks/pre-commit.*?)```", docs, re.S)
-    assert snippet, "docs/check.md has the plain Git hook snippet"
+    assert snippet, "the README has the plain Git hook snippet"
     hook = repo / ".git" / "hooks" / "pre-commit"
     hook.write_text(snippet.group(1), encoding="utf-8")
     hook.chmod(hook.stat().st_mode | stat.S_IXUSR)

@@ -793,7 +793,7 @@ class Commands {
    *    restore (one Undo, or "Restore my edits");
    *  - no answer within the participant's time budget: as refused, and the real outcome is
    *    reported when the runtime answers (an accepted save then shows up as a change on disk).
-   * Auto saves are not intercepted: they are ordinary VS Code saves (see docs/vscode.md).
+   * Auto saves are not intercepted: they are ordinary VS Code saves (see the VS Code section of the README).
    */
   onWillSave(event: vscode.TextDocumentWillSaveEvent): void {
     const document = event.document;
