@@ -459,6 +459,14 @@ def serve(argv: Sequence[str]) -> int:
         if args.tcp:
             server.start_tcp(host, int(port))
         else:
+            try:
+                import websockets  # noqa: F401
+            except ImportError:
+                sys.stderr.write(
+                    "echoes-lsp serve --ws needs the `websockets` package: "
+                    "pip install 'echoes-lsp[ws]'\n"
+                )
+                return 2
             server.start_ws(host, int(port))
     else:
         server.start_io()
