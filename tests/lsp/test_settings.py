@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from .conftest import WAIT, Session, codes, copy_vault, start_session
@@ -101,3 +102,23 @@ async def test_workspace_configuration_is_read(
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     items = await session.diagnostics(document, lambda d: "EV300" not in codes(d), timeout=WAIT)
     assert "EV302" in codes(items)
+
+
+async def test_runtime_interpreter_and_timeout_settings(
+    bare_client: LanguageClient, tmp_path: Path
+) -> None:
+    workspace = copy_vault("lsp-vault", tmp_path / "initialized", init=True)
+    session = await start(
+        bare_client, workspace, {"echoes": {"runtime": {"python": "/nonexistent/python3"}}}
+    )
+    with pytest.raises(JsonRpcException) as missing:
+        await session.command("echoes.status", {})
+    assert "cannot start the runtime" in str(missing.value)
+    bare_client.set_configuration({"runtime": {"python": "", "timeout": 0.001}}, section="echoes")
+    bare_client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=None)
+    )
+    await asyncio.sleep(0.3)
+    with pytest.raises(JsonRpcException) as slow:
+        await session.command("echoes.status", {})
+    assert "did not answer within" in str(slow.value)
