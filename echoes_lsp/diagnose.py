@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import echoes_vault as rules
 
 from .codes import CODES, SEVERITY_RANK, matches
-from .markdown import heading_key
+from .markdown import heading_key, page_stem
 from .vault import (
     ASSET,
     DAILY,
@@ -153,11 +153,49 @@ def _page_findings(vault: Vault, entry: Entry) -> List[Finding]:
     return findings
 
 
+def _plain_link(vault: Vault, inner: str) -> bool:
+    """Whether a `[[inner]]` link, wherever it stands, needs no diagnostic: it names an existing,
+    current page, with no anchor, and cannot be an asset embed."""
+    target = inner.partition("|")[0]
+    if "#" in target or "." in target:
+        return False
+    stem = page_stem(target)
+    if not stem:
+        return False
+    found = vault.page(stem)
+    return found is not None and not found.deprecated
+
+
+def _plain_test(vault: Vault) -> Callable[[str], bool]:
+    """`_plain_link` for the vault as it is now, memoized."""
+    memo = vault.memo("plain-links")
+
+    def plain(inner: str) -> bool:
+        found = memo.get(inner)
+        if found is None:
+            found = memo[inner] = _plain_link(vault, inner)
+        return found
+
+    return plain
+
+
 def _link_findings(vault: Vault, entry: Entry) -> List[Finding]:
     findings: List[Finding] = []
     if entry.structure is None:
         return findings
-    for link in entry.structure.links:
+    # Plain links have no findings. An unscanned page whose every candidate link is plain has
+    # none (its links are a subset of the candidates); otherwise only its other links are
+    # located, with the same positions a full scan gives.
+    structure = entry.structure
+    targets = structure.link_targets()
+    if targets is None:
+        links = structure.links
+    else:
+        plain = _plain_test(vault)
+        if all(map(plain, targets)):
+            return findings
+        links = structure.links_except(plain)
+    for link in links:
         if link.is_asset:
             if not vault.asset_exists(link.target):
                 findings.append(

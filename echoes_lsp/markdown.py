@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, count
 from operator import add
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 # Each pattern begins with a literal (`[[`, a newline, `^`) so that the regex engine can skip
 # ahead with a fast search instead of trying every position: about 10x faster on large vaults.
@@ -53,11 +52,11 @@ class Link(NamedTuple):
     @property
     def page_stem(self) -> str:
         """Target reduced to a page stem: no folder, no `.md`."""
-        return _page_stem(self.target)
+        return page_stem(self.target)
 
 
 @lru_cache(maxsize=1 << 16)
-def _page_stem(target: str) -> str:
+def page_stem(target: str) -> str:
     stem = target.rsplit("/", 1)[-1].strip()
     if stem.lower().endswith(PAGE_EXTENSION):
         stem = stem[: -len(PAGE_EXTENSION)]
@@ -79,11 +78,88 @@ class BlockId(NamedTuple):
     end: int
 
 
-@dataclass
 class Structure:
-    links: List[Link]
-    headings: List[Heading]
-    blocks: List[BlockId]
+    """Links, headings and block ids of one text. A deferred structure (`Structure.deferred`)
+    keeps the text and scans it on first use: a batch check reads most pages' links only as
+    candidate targets (`link_targets`) and never needs their positions."""
+
+    __slots__ = ("_blocks", "_headings", "_links", "_source")
+
+    def __init__(self, links: List[Link], headings: List[Heading], blocks: List[BlockId]) -> None:
+        self._links = links
+        self._headings = headings
+        self._blocks = blocks
+        self._source: Optional[Tuple[str, int]] = None
+
+    @classmethod
+    def deferred(cls, text: str, first_line: int = 0) -> Structure:
+        structure = cls([], [], [])
+        structure._source = (text, first_line)
+        return structure
+
+    def _resolve(self) -> None:
+        source = self._source
+        if source is not None:
+            full = scan(*source)
+            self._links, self._headings, self._blocks = full.links, full.headings, full.blocks
+            self._source = None
+
+    @property
+    def links(self) -> List[Link]:
+        self._resolve()
+        return self._links
+
+    @property
+    def headings(self) -> List[Heading]:
+        self._resolve()
+        return self._headings
+
+    @property
+    def blocks(self) -> List[BlockId]:
+        self._resolve()
+        return self._blocks
+
+    def link_targets(self) -> Optional[List[str]]:
+        """For a structure not scanned yet: the inner text of every `[[...]]` from the first
+        line on, a superset of its links (code is not excluded). None once scanned."""
+        source = self._source
+        if source is None:
+            return None
+        text, first_line = source
+        begin = 0
+        for _ in range(first_line):
+            begin = text.find("\n", begin) + 1
+            if not begin:
+                return []
+        return LINK.findall(text, begin) if "[[" in text else []
+
+    def links_except(self, skip: Callable[[str], bool]) -> List[Link]:
+        """The links, leaving out (when not scanned yet) those whose inner text `skip` accepts;
+        a scanned structure gives all its links."""
+        source = self._source
+        if source is None:
+            return self._links
+        text, first_line = source
+        if "[[" not in text:
+            return []
+        lines, begin, fences = _link_scope(text, first_line)
+        return _scan_links(text, begin, lines, fences, skip)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Structure):
+            return NotImplemented
+        return (self.links, self.headings, self.blocks) == (
+            other.links,
+            other.headings,
+            other.blocks,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"Structure(links={self.links!r}, headings={self.headings!r}, blocks={self.blocks!r})"
+        )
 
 
 class LineMap:
@@ -205,34 +281,55 @@ def parse_link(inner: str, embed: bool, line: int, start: int) -> Link:
     )
 
 
-def scan(text: str, first_line: int = 0) -> Structure:
-    """Links, headings and block ids of a Markdown text, ignoring lines before `first_line`."""
+def _scan_links(
+    text: str,
+    begin: int,
+    lines: LineMap,
+    fences: Sequence[Tuple[int, int]],
+    skip: Optional[Callable[[str], bool]] = None,
+) -> List[Link]:
+    """The links from offset `begin` on, outside fenced code and code spans; with `skip`, only
+    those whose inner text it rejects."""
+    links: List[Link] = []
+    starts = lines.starts
+    spans_by_line: dict = {}
+    for match in LINK.finditer(text, begin):
+        inner = match.group(1)
+        if skip is not None and skip(inner):
+            continue
+        offset = match.start()
+        embed = offset > begin and text[offset - 1] == "!"
+        if embed:
+            offset -= 1
+        if fences and _inside(fences, offset):
+            continue
+        line = bisect_right(starts, offset) - 1
+        column = offset - starts[line]
+        if "`" in text[starts[line] : match.end()]:
+            line_text = lines.line_text(line)
+            spans = spans_by_line.get(line)
+            if spans is None:
+                spans = spans_by_line[line] = code_span_ranges(line_text)
+            if _inside(spans, column):
+                continue
+        links.append(parse_link(inner, embed, line, column))
+    return links
+
+
+def _link_scope(text: str, first_line: int) -> Tuple[LineMap, int, List[Tuple[int, int]]]:
+    """Line map, offset of `first_line` and fenced ranges (as offsets into `text`) from there."""
     lines = LineMap(text)
     begin = lines.starts[first_line] if first_line < len(lines.starts) else len(text)
     fences = fenced_ranges(text[begin:]) if begin else fenced_ranges(text)
     if begin and fences:
         fences = [(s + begin, e + begin) for s, e in fences]
-    links: List[Link] = []
-    if "[[" in text:
-        starts = lines.starts
-        spans_by_line: dict = {}
-        for match in LINK.finditer(text, begin):
-            offset = match.start()
-            embed = offset > begin and text[offset - 1] == "!"
-            if embed:
-                offset -= 1
-            if fences and _inside(fences, offset):
-                continue
-            line = bisect_right(starts, offset) - 1
-            column = offset - starts[line]
-            if "`" in text[starts[line] : match.end()]:
-                line_text = lines.line_text(line)
-                spans = spans_by_line.get(line)
-                if spans is None:
-                    spans = spans_by_line[line] = code_span_ranges(line_text)
-                if _inside(spans, column):
-                    continue
-            links.append(parse_link(match.group(1), embed, line, column))
+    return lines, begin, fences
+
+
+def scan(text: str, first_line: int = 0) -> Structure:
+    """Links, headings and block ids of a Markdown text, ignoring lines before `first_line`."""
+    lines, begin, fences = _link_scope(text, first_line)
+    links = _scan_links(text, begin, lines, fences) if "[[" in text else []
     headings: List[Heading] = []
     if "#" in text:
         # Search from the newline that ends the line before `begin` (or a virtual one at 0).

@@ -255,6 +255,15 @@ class Vault:
         # listeners hear which file changed (None: possibly all of them).
         self.generation = 0
         self.listeners: List[Callable[[Optional[str]], None]] = []
+        self._memos: Dict[str, Dict[str, bool]] = {}
+        self._memo_generation = -1
+
+    def memo(self, name: str) -> Dict[str, bool]:
+        """A named memo of answers about the model; emptied by any change to the model."""
+        if self._memo_generation != self.generation:
+            self._memos.clear()
+            self._memo_generation = self.generation
+        return self._memos.setdefault(name, {})
 
     def _changed(self, path: Optional[str] = None) -> None:
         self.generation += 1
@@ -393,6 +402,15 @@ class Vault:
         if entry.kind == PAGE:
             entry.info = rules.analyze_page(text)
             body = entry.info.body_line
+            if self.lean:
+                # A batch check scans a page only when one of its links may need a diagnostic
+                # or another page links to one of its anchors; it shows no previews or titles,
+                # and reads the callout of deprecated pages only.
+                entry.structure = Structure.deferred(text, body)
+                entry.callout = entry.deprecated and has_deprecated_callout(
+                    text.split("\n", body + 12)[: body + 12], body
+                )
+                return
             entry.structure = scan(text, body)
             lines = text.split("\n")
             entry.callout = has_deprecated_callout(lines, body)
