@@ -617,10 +617,14 @@ def index_sort_key(stem: str) -> Tuple[str, str]:
 
 def render_index(rows: Iterable[Tuple[str, str]]) -> str:
     """Index bytes for (page stem, index summary) rows; order of input does not matter."""
-    keyed = []
+    keyed: List[Tuple[str, str, str]] = []
+    append = keyed.append
     for stem, summary in rows:
-        stem = nfc(stem)
-        keyed.append((stem.casefold(), stem, summary))
+        if stem.isascii():  # the common case: NFC is the identity and casefold is lower
+            append((stem.lower(), stem, summary))
+        else:
+            stem = nfc(stem)
+            append((stem.casefold(), stem, summary))
     keyed.sort()
     body = "".join(f"- [[{stem}]]: {summary}\n" for _key, stem, summary in keyed)
     return INDEX_HEADER + ("\n" + body if body else "")
@@ -1329,8 +1333,11 @@ def require_writable(ws: Workspace) -> MarkerInfo:
 # ---------------------------------------------------------------------------------------------
 
 
-def _read_json_object(path: str) -> Tuple[Optional[Dict[str, Any]], str]:
-    """(object, status) where status is ok, missing, symlink, unreadable or invalid."""
+def _read_json_object(
+    path: str, limit: int = 4 * 1024 * 1024
+) -> Tuple[Optional[Dict[str, Any]], str]:
+    """(object, status) where status is ok, missing, symlink, unreadable or invalid; a file longer
+    than `limit` bytes is invalid."""
     st = _lstat(path)
     if st is None:
         return None, "missing"
@@ -1340,7 +1347,10 @@ def _read_json_object(path: str) -> Tuple[Optional[Dict[str, Any]], str]:
         return None, "invalid"
     try:
         with open(path, "rb") as handle:
-            data = json.loads(handle.read(4 * 1024 * 1024).decode("utf-8"))
+            raw = handle.read(limit + 1)
+        if len(raw) > limit:
+            return None, "invalid"
+        data = json.loads(raw.decode("utf-8"))
     except OSError:
         return None, "unreadable"
     except (ValueError, RecursionError):
@@ -1559,7 +1569,8 @@ class IndexCache:
         self.dirty = False
         self.changes = 0
         self.must_save = False
-        data, status = _read_json_object(ws.cache)
+        # about 155 bytes a page: the cache of a 50,000-page vault is larger than other JSON files
+        data, status = _read_json_object(ws.cache, 256 * 1024 * 1024)
         if (
             status == "ok"
             and data is not None
@@ -1639,6 +1650,9 @@ def scan_pages(
         items = list(entries)
     cached_entries = cache.entries if cache is not None else {}
     records = scan.records
+    get_cached = cached_entries.get
+    add_seen = seen.add
+    s_ifmt, s_iflnk, s_ifdir, s_ifreg = stat.S_IFMT, stat.S_IFLNK, stat.S_IFDIR, stat.S_IFREG
     for entry in items:
         name = entry.name
         try:
@@ -1650,22 +1664,22 @@ def scan_pages(
                 scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{name}", str(error.strerror)))
                 records.append(record)
             continue
-        mode = info.st_mode
-        if stat.S_ISLNK(mode):
+        kind = s_ifmt(info.st_mode)
+        if kind == s_iflnk:
             scan.symlinks.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
             continue
         if name[0] == ".":
             continue
-        if stat.S_ISDIR(mode):
+        if kind == s_ifdir:
             scan.others.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}/")
             continue
-        if not name.endswith(".md") or not stat.S_ISREG(mode):
+        if kind != s_ifreg or not name.endswith(".md"):
             scan.others.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
             continue
         record = PageRecord(name)
         record.stat = info
-        seen.add(name)
-        cached = cached_entries.get(name)
+        add_seen(name)
+        cached = get_cached(name)
         if (
             cached is not None
             and cached[0] == info.st_mtime_ns
@@ -3854,6 +3868,11 @@ def _delegate(argv: Sequence[str]) -> Optional[int]:
         ws = resolve_workspace(workspace)
     except EchoesError:
         return None
+    own = _lstat(ws.runtime)
+    if own is None:
+        return None
+    if stat.S_ISREG(own.st_mode) and os.path.realpath(ws.runtime) == _own_path():
+        return None  # this file is the project runtime: nothing to read or compare
     project = runtime_file_info(ws.runtime)
     if not project["present"]:
         return None
