@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import echoes_vault as rules
 
@@ -166,17 +166,13 @@ def _plain_link(vault: Vault, inner: str) -> bool:
     return found is not None and not found.deprecated
 
 
-def _plain_test(vault: Vault) -> Callable[[str], bool]:
-    """`_plain_link` for the vault as it is now, memoized."""
+def _plain_memo(vault: Vault, targets: List[str]) -> Dict[str, bool]:
+    """`_plain_link` of every target, memoized for the vault as it is now."""
     memo = vault.memo("plain-links")
-
-    def plain(inner: str) -> bool:
-        found = memo.get(inner)
-        if found is None:
-            found = memo[inner] = _plain_link(vault, inner)
-        return found
-
-    return plain
+    for inner in targets:
+        if inner not in memo:
+            memo[inner] = _plain_link(vault, inner)
+    return memo
 
 
 def _link_findings(vault: Vault, entry: Entry) -> List[Finding]:
@@ -191,10 +187,10 @@ def _link_findings(vault: Vault, entry: Entry) -> List[Finding]:
     if targets is None:
         links = structure.links
     else:
-        plain = _plain_test(vault)
-        if all(map(plain, targets)):
+        plain = _plain_memo(vault, targets)
+        if all(map(plain.__getitem__, targets)):
             return findings
-        links = structure.links_except(plain)
+        links = structure.links_except(plain.__getitem__)
     for link in links:
         if link.is_asset:
             if not vault.asset_exists(link.target):

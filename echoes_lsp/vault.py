@@ -193,8 +193,32 @@ def _secret_gates() -> Optional[Tuple[Tuple[str, Tuple[str, ...]], ...]]:
 
 SECRET_GATES = _secret_gates()
 
+# One search for every secret hint, each alternative beginning at one of its less common
+# characters (a lookbehind checks the rest) so that the search tries few positions. It may find
+# more than the hints (any `_`, say): `find_secrets` decides. Used only when it finds every hint.
+SECRET_HINT_SEARCH = re.compile(
+    r"_|://|xox|PRIVATE KEY|A(?:KIA|SIA|BIA|CCA|Iza)|gl(?:pat|dt|ptt|rt|cbt|oas)-"
+    r"|ks\.slack\.com|k-(?<=sk-)|J(?<=eyJ)"
+)
+
+
+def _hint_search() -> Optional[Callable[[str], object]]:
+    hints = getattr(rules, "_SECRET_HINTS", None)
+    if not isinstance(hints, dict):
+        return None
+    for group in hints.values():
+        for hint in group:
+            if not isinstance(hint, str) or not SECRET_HINT_SEARCH.search(hint):
+                return None
+    return SECRET_HINT_SEARCH.search
+
+
+HINT_SEARCH = _hint_search()
+
 
 def may_hold_secret(text: str) -> bool:
+    if HINT_SEARCH is not None:
+        return HINT_SEARCH(text) is not None
     if SECRET_GATES is None:
         return True
     return any(gate in text and any(hint in text for hint in hints) for gate, hints in SECRET_GATES)
