@@ -279,8 +279,12 @@ def replacement(vault: Vault, entry: Entry) -> Optional[Entry]:
 
 
 def _replacement_hint(vault: Vault, entry: Entry) -> str:
-    found = replacement(vault, entry)
-    return f"; use `[[{found.stem}]]` instead" if found else ""
+    memo = vault.memo("replacement-hints")
+    hint = memo.get(entry.path)
+    if hint is None:
+        found = replacement(vault, entry)
+        hint = memo[entry.path] = f"; use `[[{found.stem}]]` instead" if found else ""
+    return hint
 
 
 def expected_index(vault: Vault) -> Optional[str]:

@@ -126,12 +126,8 @@ class Structure:
         if source is None:
             return None
         text, first_line = source
-        begin = 0
-        for _ in range(first_line):
-            begin = text.find("\n", begin) + 1
-            if not begin:
-                return []
-        return LINK.findall(text, begin) if "[[" in text else []
+        begin = _line_offset(text, first_line)
+        return LINK.findall(text, begin) if begin is not None and "[[" in text else []
 
     def links_except(self, skip: Callable[[str], bool]) -> List[Link]:
         """The links, leaving out (when not scanned yet) those whose inner text `skip` accepts;
@@ -140,10 +136,35 @@ class Structure:
         if source is None:
             return self._links
         text, first_line = source
-        if "[[" not in text:
+        begin = _line_offset(text, first_line)
+        if begin is None or "[[" not in text:
             return []
-        lines, begin, fences = _link_scope(text, first_line)
-        return _scan_links(text, begin, lines, fences, skip)
+        fences = fenced_ranges(text[begin:]) if begin else fenced_ranges(text)
+        if begin and fences:
+            fences = [(s + begin, e + begin) for s, e in fences]
+        # Few links are kept: each is placed by counting newlines, with no line table. The
+        # positions and code checks are those of `_scan_links`.
+        links: List[Link] = []
+        for match in LINK.finditer(text, begin):
+            inner = match.group(1)
+            if skip(inner):
+                continue
+            offset = match.start()
+            embed = offset > begin and text[offset - 1] == "!"
+            if embed:
+                offset -= 1
+            if fences and _inside(fences, offset):
+                continue
+            line = text.count("\n", 0, offset)
+            line_start = text.rfind("\n", 0, offset) + 1
+            column = offset - line_start
+            if "`" in text[line_start : match.end()]:
+                line_end = text.find("\n", offset)
+                line_text = text[line_start : line_end if line_end != -1 else len(text)]
+                if _inside(code_span_ranges(line_text), column):
+                    continue
+            links.append(parse_link(inner, embed, line, column))
+        return links
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Structure):
@@ -281,22 +302,25 @@ def parse_link(inner: str, embed: bool, line: int, start: int) -> Link:
     )
 
 
+def _line_offset(text: str, line: int) -> Optional[int]:
+    """Offset where 0-based `line` begins; None when the text has fewer lines."""
+    begin = 0
+    for _ in range(line):
+        begin = text.find("\n", begin) + 1
+        if not begin:
+            return None
+    return begin
+
+
 def _scan_links(
-    text: str,
-    begin: int,
-    lines: LineMap,
-    fences: Sequence[Tuple[int, int]],
-    skip: Optional[Callable[[str], bool]] = None,
+    text: str, begin: int, lines: LineMap, fences: Sequence[Tuple[int, int]]
 ) -> List[Link]:
-    """The links from offset `begin` on, outside fenced code and code spans; with `skip`, only
-    those whose inner text it rejects."""
+    """The links from offset `begin` on, outside fenced code and code spans."""
     links: List[Link] = []
     starts = lines.starts
     spans_by_line: dict = {}
     for match in LINK.finditer(text, begin):
         inner = match.group(1)
-        if skip is not None and skip(inner):
-            continue
         offset = match.start()
         embed = offset > begin and text[offset - 1] == "!"
         if embed:
@@ -316,19 +340,13 @@ def _scan_links(
     return links
 
 
-def _link_scope(text: str, first_line: int) -> Tuple[LineMap, int, List[Tuple[int, int]]]:
-    """Line map, offset of `first_line` and fenced ranges (as offsets into `text`) from there."""
+def scan(text: str, first_line: int = 0) -> Structure:
+    """Links, headings and block ids of a Markdown text, ignoring lines before `first_line`."""
     lines = LineMap(text)
     begin = lines.starts[first_line] if first_line < len(lines.starts) else len(text)
     fences = fenced_ranges(text[begin:]) if begin else fenced_ranges(text)
     if begin and fences:
         fences = [(s + begin, e + begin) for s, e in fences]
-    return lines, begin, fences
-
-
-def scan(text: str, first_line: int = 0) -> Structure:
-    """Links, headings and block ids of a Markdown text, ignoring lines before `first_line`."""
-    lines, begin, fences = _link_scope(text, first_line)
     links = _scan_links(text, begin, lines, fences) if "[[" in text else []
     headings: List[Heading] = []
     if "#" in text:

@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 import echoes_vault as rules
 
@@ -279,10 +279,10 @@ class Vault:
         # listeners hear which file changed (None: possibly all of them).
         self.generation = 0
         self.listeners: List[Callable[[Optional[str]], None]] = []
-        self._memos: Dict[str, Dict[str, bool]] = {}
+        self._memos: Dict[str, Dict[str, Any]] = {}
         self._memo_generation = -1
 
-    def memo(self, name: str) -> Dict[str, bool]:
+    def memo(self, name: str) -> Dict[str, Any]:
         """A named memo of answers about the model; emptied by any change to the model."""
         if self._memo_generation != self.generation:
             self._memos.clear()
