@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import Any, List, Optional, Set
+from typing import Any, List, Optional, Set, Tuple
 
 from lsprotocol import types
 
@@ -64,6 +64,15 @@ def check_disk(ls: EchoesServer, uri: str, path: str) -> bool:
         ls.stale[uri] = stale_finding(path)
         return True
     return False
+
+
+def locate(ls: EchoesServer, uri: str) -> Optional[Tuple[Folder, str]]:
+    """The vault and path of a document, or None for a document outside every vault."""
+    path = uri_to_path(uri)
+    folder = ls.folder_for_path(path)
+    if folder is None or path is None:
+        return None
+    return folder, path
 
 
 def register(server: EchoesServer) -> None:
@@ -166,10 +175,10 @@ def register(server: EchoesServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: EchoesServer, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
-        path = uri_to_path(uri)
-        folder = ls.folder_for_path(path)
-        if folder is None or path is None:
+        located = locate(ls, uri)
+        if located is None:
             return
+        folder, path = located
         text = rules.normalize_newlines(params.text_document.text)
         # Editors open a file with its disk text: that text is the base of a later checked save.
         # Hashing the text we were sent (not the disk now) keeps a change that lands between the
@@ -183,19 +192,19 @@ def register(server: EchoesServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: EchoesServer, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
-        path = uri_to_path(uri)
-        folder = ls.folder_for_path(path)
-        if folder is None or path is None:
+        located = locate(ls, uri)
+        if located is None:
             return
+        folder, path = located
         ls.debounce(uri, lambda: reanalyse(ls, folder, uri, path))
 
     @server.feature(types.TEXT_DOCUMENT_WILL_SAVE)
     def will_save(ls: EchoesServer, params: types.WillSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
-        path = uri_to_path(uri)
-        folder = ls.folder_for_path(path)
-        if folder is None or path is None:
+        located = locate(ls, uri)
+        if located is None:
             return
+        _folder, path = located
         if check_disk(ls, uri, path) and uri in ls.stale:
             ls.show(
                 f"{os.path.basename(path)} changed on disk since it was opened; a plain save "
@@ -207,10 +216,10 @@ def register(server: EchoesServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: EchoesServer, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
-        path = uri_to_path(uri)
-        folder = ls.folder_for_path(path)
-        if folder is None or path is None:
+        located = locate(ls, uri)
+        if located is None:
             return
+        folder, path = located
         ls.base_hashes[uri] = disk_hash(path)
         ls.stale.pop(uri, None)
         flush(ls, folder, uri, path)

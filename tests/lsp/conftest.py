@@ -170,6 +170,22 @@ class Session:
             60,
         )
 
+    async def code_actions(
+        self, document: str, diagnostic: types.Diagnostic
+    ) -> List[Union[types.Command, types.CodeAction]]:
+        """The code actions offered for one diagnostic."""
+        result = await asyncio.wait_for(
+            self.client.text_document_code_action_async(
+                types.CodeActionParams(
+                    text_document=types.TextDocumentIdentifier(uri=document),
+                    range=diagnostic.range,
+                    context=types.CodeActionContext(diagnostics=[diagnostic]),
+                )
+            ),
+            WAIT,
+        )
+        return list(result or [])
+
     async def alive(self) -> None:
         """The server still answers requests."""
         identifier = types.TextDocumentIdentifier(uri=self.page("auth.md").as_uri())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from .conftest import WAIT, Session, codes, copy_vault
+from .conftest import Session, codes, copy_vault
 
 
 @pytest.fixture(params=["unsupported", "missing"])
@@ -61,16 +60,7 @@ async def test_mutating_code_actions_are_disabled_with_a_reason(session: Session
     document = session.open(session.page("auth.md"))
     items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
     broken = next(d for d in items if d.code == "EV300")
-    actions = await asyncio.wait_for(
-        session.client.text_document_code_action_async(
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri=document),
-                range=broken.range,
-                context=types.CodeActionContext(diagnostics=[broken]),
-            )
-        ),
-        WAIT,
-    )
+    actions = await session.code_actions(document, broken)
     create = next(a for a in actions or [] if "Create page" in a.title)
     assert isinstance(create, types.CodeAction)
     assert create.disabled is not None and "read-only" in create.disabled.reason

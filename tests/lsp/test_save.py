@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from pygls.exceptions import JsonRpcException
 
 import echoes_vault as rules
 
-from .conftest import WAIT, Session, codes, copy_vault
+from .conftest import Session, codes, copy_vault
 
 
 @pytest.fixture
@@ -125,16 +124,7 @@ async def test_create_page_quick_fix_clears_the_broken_link(session: Session) ->
     document = session.open(session.page("auth.md"))
     items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
     broken = next(d for d in items if d.code == "EV300")
-    actions = await asyncio.wait_for(
-        session.client.text_document_code_action_async(
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri=document),
-                range=broken.range,
-                context=types.CodeActionContext(diagnostics=[broken]),
-            )
-        ),
-        WAIT,
-    )
+    actions = await session.code_actions(document, broken)
     titles = [a.title for a in actions or []]
     create = next((a for a in actions or [] if "Create page" in a.title), None)
     assert isinstance(create, types.CodeAction), titles
