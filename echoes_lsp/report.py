@@ -126,6 +126,22 @@ class Report:
 def display_path(path: str, cwd: Optional[str] = None) -> str:
     """A path relative to the working directory when it lies below it, with `/` separators."""
     base = cwd or os.getcwd()
+    if (
+        os.path.isabs(path)
+        and os.path.isabs(base)
+        and path.startswith(base.rstrip(os.sep) + os.sep)
+    ):
+        # Below the directory and already normal: what `relpath` gives, without its work.
+        tail = path[len(base.rstrip(os.sep)) + 1 :]
+        parts = tail.split(os.sep)
+        if (
+            base == os.path.normpath(base)
+            and "" not in parts
+            and "." not in parts
+            and ".." not in parts
+            and (os.altsep is None or os.altsep not in tail)
+        ):
+            return tail.replace(os.sep, "/")
     try:
         rel = os.path.relpath(path, base)
     except ValueError:
