@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import os
 import sys
@@ -156,6 +157,10 @@ class EchoesServer(LanguageServer):
         if progress:
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="ready"))
         folder.loaded.set()
+        # The model is long-lived: move it out of the collector's sight so that full collections
+        # (which would walk every parsed page) do not pause requests.
+        gc.collect()
+        gc.freeze()
         self.refresh_open(folder)
         self.schedule_status()
 
