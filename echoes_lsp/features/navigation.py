@@ -323,16 +323,25 @@ def complete(ls: EchoesServer, params: types.CompletionParams) -> Optional[types
 # -- hover, definition, document links -------------------------------------------------------------
 
 
-def hover(ls: EchoesServer, params: types.HoverParams) -> Optional[types.Hover]:
-    doc = load(ls, params.text_document.uri)
+def link_under_cursor(
+    ls: EchoesServer, uri: str, position: types.Position
+) -> Optional[Tuple[Doc, Link]]:
+    """The open document and the link the cursor is on, if any."""
+    doc = load(ls, uri)
     if doc is None:
         return None
-    where = cursor(ls, doc, params.position)
+    where = cursor(ls, doc, position)
     if where is None:
         return None
     link = link_at(doc.structure, *where)
-    if link is None:
+    return (doc, link) if link is not None else None
+
+
+def hover(ls: EchoesServer, params: types.HoverParams) -> Optional[types.Hover]:
+    found = link_under_cursor(ls, params.text_document.uri, params.position)
+    if found is None:
         return None
+    doc, link = found
     target = resolve(doc.vault, doc.entry, link, doc.structure)
     return types.Hover(
         contents=types.MarkupContent(
@@ -345,15 +354,10 @@ def hover(ls: EchoesServer, params: types.HoverParams) -> Optional[types.Hover]:
 def goto_definition(
     ls: EchoesServer, params: types.DefinitionParams
 ) -> Optional[Union[List[types.LocationLink], List[types.Location]]]:
-    doc = load(ls, params.text_document.uri)
-    if doc is None:
+    under = link_under_cursor(ls, params.text_document.uri, params.position)
+    if under is None:
         return None
-    where = cursor(ls, doc, params.position)
-    if where is None:
-        return None
-    link = link_at(doc.structure, *where)
-    if link is None:
-        return None
+    doc, link = under
     found = definition(resolve(doc.vault, doc.entry, link, doc.structure))
     if found is None:
         return None
