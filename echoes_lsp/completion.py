@@ -336,6 +336,19 @@ def _owner(lines: Sequence[str], line: int, open_line: int) -> Optional[str]:
     return None
 
 
+def key_candidate(key: str, has_colon: bool, end: int, detail: str, sort_text: str) -> Candidate:
+    """A frontmatter key completion that replaces the typed key (and adds `: ` when missing)."""
+    return Candidate(
+        label=key,
+        new_text=key if has_colon else key + ": ",
+        start=0,
+        end=end,
+        kind=KEY,
+        detail=detail,
+        sort_text=sort_text,
+    )
+
+
 def _frontmatter(
     vault: Vault, frontmatter: rules.Frontmatter, lines: Sequence[str], line: int, column: int
 ) -> Optional[Completions]:
@@ -355,31 +368,12 @@ def _frontmatter(
         for index, key in enumerate(rules.REQUIRED_FIELDS):
             if key in present:
                 continue
-            items.append(
-                Candidate(
-                    label=key,
-                    new_text=key if has_colon else key + ": ",
-                    start=0,
-                    end=end,
-                    kind=KEY,
-                    detail="required",
-                    sort_text=f"0{index:04d}",
-                )
-            )
+            items.append(key_candidate(key, has_colon, end, "required", f"0{index:04d}"))
         for index, (key, count) in enumerate(vocabulary["keys"]):
             if key in present or key in rules.REQUIRED_FIELDS:
                 continue
-            items.append(
-                Candidate(
-                    label=key,
-                    new_text=key if has_colon else key + ": ",
-                    start=0,
-                    end=end,
-                    kind=KEY,
-                    detail=f"used on {count} page{'s' if count != 1 else ''}",
-                    sort_text=f"1{index:04d}",
-                )
-            )
+            detail = f"used on {count} page{'s' if count != 1 else ''}"
+            items.append(key_candidate(key, has_colon, end, detail, f"1{index:04d}"))
         return Completions(items)
     match = KEY_VALUE.match(before)
     if match is not None:

@@ -118,24 +118,7 @@ def test_index_bytes_do_not_depend_on_creation_order(
     assert results[0] == results[1]
 
 
-COMMANDS = [
-    "init",
-    "migrate",
-    "upgrade",
-    "protocol",
-    "configure-agents",
-    "inspect",
-    "status",
-    "hydrate",
-    "start",
-    "search",
-    "append",
-    "hash",
-    "upsert",
-    "end",
-    "rebuild-index",
-    "bogus",
-]
+COMMANDS = [*ev.COMMAND_NAMES, "bogus"]
 FLAGS = [
     "--payload",
     "-",

@@ -264,16 +264,25 @@ function M.start(callback)
   end)
 end
 
+--- The server client, once `text` is known to be non-empty (else `message` is shown).
+local function client_for_text(text, message)
+  local client = need_client()
+  if not client then
+    return nil
+  end
+  if not text or vim.trim(text) == '' then
+    notify(message, vim.log.levels.ERROR)
+    return nil
+  end
+  return client
+end
+
 -- Search ------------------------------------------------------------------------------------------
 
 --- `:EchoesSearch {query}`: literal search of the pages, results in the quickfix list.
 function M.search(query, callback)
-  local client = need_client()
+  local client = client_for_text(query, 'give a search text: :EchoesSearch {query}')
   if not client then
-    return
-  end
-  if not query or vim.trim(query) == '' then
-    notify('give a search text: :EchoesSearch {query}', vim.log.levels.ERROR)
     return
   end
   local root = client_root(client)
@@ -438,12 +447,8 @@ end
 
 --- `:EchoesAppend {text}`: write one scratchpad daily entry.
 function M.append(text, callback)
-  local client = need_client()
+  local client = client_for_text(text, 'nothing to append: give a text or select lines')
   if not client then
-    return
-  end
-  if not text or vim.trim(text) == '' then
-    notify('nothing to append: give a text or select lines', vim.log.levels.ERROR)
     return
   end
   M.execute(client, 'echoes.append', { workspace = workspace_uri(client), entry = text }, function(err, result)
