@@ -173,70 +173,6 @@ def key_of(stem: str) -> str:
     return rules.page_key(stem)
 
 
-def _secret_gates() -> Optional[Tuple[Tuple[str, Tuple[str, ...]], ...]]:
-    """The runtime's secret hints grouped under one uncommon character of each hint. A text
-    without that character cannot contain the hint, so `find_secrets` (which returns nothing
-    unless a hint occurs) can be skipped after a few one-character searches."""
-    hints = getattr(rules, "_SECRET_HINTS", None)
-    if not isinstance(hints, dict):
-        return None
-    common = " etaoinsrhldcu-.,/:EATSIO"
-    groups: Dict[str, List[str]] = {}
-    for group in hints.values():
-        for hint in group:
-            if not isinstance(hint, str) or not hint:
-                return None
-            gate = min(hint, key=lambda ch: (ch in common, ch.islower()))
-            groups.setdefault(gate, []).append(hint)
-    return tuple((gate, tuple(found)) for gate, found in groups.items())
-
-
-SECRET_GATES = _secret_gates()
-
-# Every secret hint contains one of these strings or matches one of these expressions. Each
-# test is one fast scan (a single character is a `memchr`); together they cost less than one
-# regular expression over all hints, which would try every position holding a hint's first
-# character. They may accept more than the hints (any `_`, say): `find_secrets` decides. Used
-# only when they accept every hint the runtime knows.
-HINT_STRINGS = ("_", "://", "xox", "sk-", "eyJ", "PRIVATE KEY", "hooks.slack.com")
-HINT_SEARCHES = (
-    re.compile(r"A(?:KIA|SIA|BIA|CCA|Iza)").search,
-    re.compile(r"gl(?:pat|dt|ptt|rt|cbt|oas)-").search,
-)
-
-
-def _hinted(text: str) -> bool:
-    for hint in HINT_STRINGS:
-        if hint in text:
-            return True
-    for search in HINT_SEARCHES:
-        if search(text) is not None:
-            return True
-    return False
-
-
-def _hint_gate() -> Optional[Callable[[str], bool]]:
-    hints = getattr(rules, "_SECRET_HINTS", None)
-    if not isinstance(hints, dict):
-        return None
-    for group in hints.values():
-        for hint in group:
-            if not isinstance(hint, str) or not _hinted(hint):
-                return None
-    return _hinted
-
-
-HINT_GATE = _hint_gate()
-
-
-def may_hold_secret(text: str) -> bool:
-    if HINT_GATE is not None:
-        return HINT_GATE(text)
-    if SECRET_GATES is None:
-        return True
-    return any(gate in text and any(hint in text for hint in hints) for gate, hints in SECRET_GATES)
-
-
 def read_marker(vault_root: str) -> Marker:
     path = os.path.join(vault_root, rules.MARKER_NAME)
     try:
@@ -435,7 +371,7 @@ class Vault:
             return
         entry.text_hash = None if self.lean else rules.text_sha256(text)
         entry.ascii = text.isascii()
-        entry.secrets = rules.find_secrets(text) if may_hold_secret(text) else []
+        entry.secrets = rules.find_secrets(text)
         if entry.kind == PAGE:
             entry.info = rules.analyze_page(text)
             body = entry.info.body_line

@@ -112,3 +112,20 @@ def test_s17_append_and_end_refuse_secrets(rt: Runtime, vault: Path) -> None:
     )
     assert snapshot(vault) == before
     assert daily_files(vault) == []
+
+
+def test_s17_fast_gate_lets_every_hint_through() -> None:
+    """The cheap pre-check in front of the patterns never hides a hint the patterns rely on."""
+    process = subprocess.run(
+        [
+            PYTHON,
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]); import echoes_vault as ev; "
+            "print(all(ev._may_hold_secret(h) for hs in ev._SECRET_HINTS.values() for h in hs))",
+            str(ROOT / "runtime"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert process.stdout.strip() == "True"
