@@ -150,3 +150,74 @@ def test_s8_cache_never_hides_an_external_edit(rt: Runtime, vault: Path) -> None
     assert snapshot(vault) == before
     rt.ok("hydrate")
     assert "- [[p]]: Afte" + "R." in index_text(vault)
+
+
+def test_s8_cached_rows_match_a_fresh_build_after_every_kind_of_change(
+    rt: Runtime, vault: Path, write_file
+) -> None:
+    """The page cache only trusts entries older than its racy window (2 s), so the pages are
+    aged first; then each kind of outside change must give the index a cold build gives."""
+    import json
+    import time
+
+    for number in range(12):
+        rt.upsert(f"page-{number:02}.md", page(f"Summary {number}."))
+    rt.upsert("old.md", page("Retired.", status="deprecated"))
+    time.sleep(2.2)
+    rt.ok("rebuild-index")
+    cache_path = vault / ".echoes-vault/index-cache.json"
+    cache = json.loads(cache_path.read_text(encoding="utf-8"))
+    assert sorted(cache["names"]) == sorted(p.name for p in pages_dir(vault).iterdir())
+    assert cache["row"][cache["names"].index("old.md")] == "DEPRECATED — Retired."
+
+    def cold_index() -> bytes:
+        saved = cache_path.read_bytes() if cache_path.exists() else None
+        cache_path.unlink(missing_ok=True)
+        try:
+            result = rt.ok("rebuild-index")
+            assert result["changed"] is False, "a cold build changed what the cache built"
+            return (vault / "EchoesVault/index.md").read_bytes()
+        finally:
+            if saved is not None:
+                cache_path.write_bytes(saved)
+
+    pages = pages_dir(vault)
+    (pages / "page-03.md").unlink()
+    write_file(pages / "added.md", page("Added outside."))
+    (pages / "page-04.md").rename(pages / "moved.md")
+    write_file(pages / "page-05.md", page("Longer summary written outside the runtime."))
+    rt.ok("rebuild-index")
+    warm = (vault / "EchoesVault/index.md").read_bytes()
+    assert b"- [[moved]]: Summary 4.\n" in warm and b"[[page-03]]" not in warm
+    assert b"- [[page-05]]: Longer summary written outside the runtime.\n" in warm
+    assert cold_index() == warm
+
+    # an invalid page blocks the index the same way whether or not its errors come from the cache
+    write_file(pages / "broken.md", "---\ntype: a\n---\n")
+    first = rt.fail("rebuild-index", code="invalid-page")
+    time.sleep(2.2)
+    rt.ok("status")
+    second = rt.fail("rebuild-index", code="invalid-page")
+    assert first["error"] == second["error"] and "EV104" in second["error"]
+    (pages / "broken.md").unlink()
+    rt.ok("rebuild-index")
+    assert cold_index() == (vault / "EchoesVault/index.md").read_bytes()
+
+
+def test_s8_a_damaged_cache_is_ignored_and_replaced(rt: Runtime, vault: Path) -> None:
+    import json
+
+    rt.upsert("a.md", page("First."))
+    cache_path = vault / ".echoes-vault/index-cache.json"
+    expected = (vault / "EchoesVault/index.md").read_bytes()
+    for damaged in (
+        b"{not json",
+        json.dumps({"version": 2, "names": ["a.md"], "row": []}).encode(),
+        json.dumps({"version": 2, "engine": "0", "names": "a.md"}).encode(),
+    ):
+        cache_path.write_bytes(damaged)
+        result = rt.ok("rebuild-index")
+        assert result["changed"] is False
+        assert (vault / "EchoesVault/index.md").read_bytes() == expected
+        rewritten = json.loads(cache_path.read_text(encoding="utf-8"))
+        assert rewritten["version"] == 2 and isinstance(rewritten["names"], list)
