@@ -629,13 +629,13 @@ def render_index(rows: Iterable[Tuple[str, str]]) -> str:
         else:
             stem = nfc(stem)
             append((stem.casefold(), stem, summary))
-    return _render_keyed(keyed)
-
-
-def _render_keyed(keyed: List[Tuple[str, str, str]]) -> str:
-    """Index bytes for (sort key, NFC stem, index summary) rows, sorted here."""
     keyed.sort()
-    body = "".join([f"- [[{stem}]]: {summary}\n" for _key, stem, summary in keyed])
+    return _render_ordered((stem, summary) for _key, stem, summary in keyed)
+
+
+def _render_ordered(rows: Iterable[Tuple[str, str]]) -> str:
+    """Index bytes for (NFC stem, index summary) rows already in index order."""
+    body = "".join([f"- [[{stem}]]: {summary}\n" for stem, summary in rows])
     return INDEX_HEADER + ("\n" + body if body else "")
 
 
@@ -1808,10 +1808,14 @@ def index_build(records: Sequence[PageRecord]) -> Tuple[Optional[str], List[Dict
     if errors:
         errors.sort(key=lambda e: e["file"])
         return None, errors
-    # a record's stem is NFC, and for ASCII its key is the index sort key (render_index's rule)
-    return _render_keyed(
-        [(r.key if r.stem.isascii() else r.stem.casefold(), r.stem, r.row or "") for r in records]
-    ), []
+    # A record's stem is NFC and, for ASCII, its key is the index sort key (render_index's rule).
+    # Keys are unique here, so ordering by the sort key alone equals ordering the whole rows.
+    keyed = {
+        (r.key if r.stem.isascii() else r.stem.casefold()): (r.stem, r.row or "") for r in records
+    }
+    if len(keyed) == len(records):
+        return _render_ordered(map(keyed.__getitem__, sorted(keyed))), []
+    return render_index((r.stem, r.row or "") for r in records), []
 
 
 def describe_errors(errors: Sequence[Dict[str, Any]], limit: int = 20) -> str:
@@ -1827,15 +1831,18 @@ def refresh_index(
     *,
     write: bool = True,
     built: Optional[Tuple[Optional[str], List[Dict[str, Any]]]] = None,
+    digest: bool = True,
 ) -> Dict[str, Any]:
-    """Install the generated index when every page is valid; otherwise keep the old one."""
+    """Install the generated index when every page is valid; otherwise keep the old one. Without
+    `digest` the index's SHA-256 (a few milliseconds for a large index) is left out."""
     text, errors = built if built is not None else index_build(records)
     result: Dict[str, Any] = {"pages": len(records), "sha256": None, "errors": errors}
     if text is None:
         result["status"] = "blocked"
         return result
     data = text.encode("utf-8")
-    result["sha256"] = _sha256(data).hexdigest()
+    if digest:
+        result["sha256"] = _sha256(data).hexdigest()
     if write:
         changed = write_managed(ws, f"{VAULT_DIR}/{INDEX_NAME}", data)
         result["status"] = "rebuilt" if changed else "unchanged"
@@ -3675,7 +3682,7 @@ def _write_pages(
     for page in pages:
         write_managed(ws, page.rel, page.text.encode("utf-8"))
         cache.drop(page.name)
-    refresh = refresh_index(ws, ordered, built=(text, errors))
+    refresh = refresh_index(ws, ordered, built=(text, errors), digest=False)
     scan.records = ordered
     return refresh
 
