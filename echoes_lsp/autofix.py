@@ -118,9 +118,7 @@ def index_blockers(vault: Vault, limit: int = 5) -> str:
                 codes.add("EV401")
             else:
                 codes.update(p.code for p in entry.info.problems)
-            try:
-                rules.normalize_page_name(entry.rel.rsplit("/", 1)[-1])
-            except rules.EchoesError:
+            if rules.index_name_problem(entry.rel.rsplit("/", 1)[-1]) is not None:
                 codes.add("EV500")
             if codes:
                 found.append(f"{entry.rel} ({', '.join(sorted(codes))})")

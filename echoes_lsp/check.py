@@ -17,10 +17,10 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 import echoes_vault as rules
 
-from . import autofix
+from . import autofix, parallel
 from .codes import SEVERITY_RANK
 from .config import FAIL_LEVELS, CheckConfig, ConfigError, check_selectors, resolve, split_list
-from .diagnose import Finding, Policy, apply_policy, diagnose, is_checked, marker_finding
+from .diagnose import Finding, Policy, apply_policy, is_checked, marker_finding
 from .report import (
     Diagnostic,
     FixOutcome,
@@ -116,6 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--python", metavar="PATH", help="interpreter that runs the project runtime for --fix"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="processes for a whole-vault check (default 0: one per CPU from "
+        f"{parallel.MIN_PAGES:,} pages)",
     )
     return parser
 
@@ -279,13 +287,16 @@ class Workspace:
             chosen.add(path)
         self.files = sorted(chosen)
 
-    def run(self, progress: Progress, offset: int) -> None:
+    def run(self, progress: Progress, offset: int, jobs: int = 1) -> None:
         vault = self.vault
-        for number, path in enumerate(self.files):
-            found = diagnose(vault, path)
-            if found:
-                self.findings[path] = found
-            progress.update(offset + number + 1, "checked")
+        self.findings.update(
+            parallel.diagnose_files(
+                vault,
+                self.files,
+                jobs if self.target.whole else 1,
+                lambda done: progress.update(offset + done, "checked"),
+            )
+        )
         marker = marker_finding(vault) if self.marker else None
         if marker is not None:
             self.findings[os.path.join(vault.root, rules.MARKER_NAME)] = [marker]
@@ -441,6 +452,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError("--watch cannot be combined with --fix or --diff")
     if args.watch and args.format in ("sarif", "github"):
         raise UsageError("--watch prints text, concise or json reports")
+    if args.jobs < 0:
+        raise UsageError("--jobs must be 0 (automatic) or a number of processes")
     if not 0.05 <= args.poll_interval <= 60:
         raise UsageError("--poll-interval must be between 0.05 and 60 seconds")
 
@@ -507,7 +520,9 @@ def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
             if space.vault.rel(path) is not None:
                 space.vault.open(path, text)
         space.scope(notes)
-    total = _diagnose_all(spaces)
+    # Fixes re-diagnose pages after writing them, so they keep every parse in this process.
+    jobs = 1 if (args.fix or args.diff) else args.jobs
+    total = _diagnose_all(spaces, jobs)
     if stdin_error is not None:
         path = _canonical(args.stdin_filename)
         for space in spaces:
@@ -550,18 +565,20 @@ def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
     return EXIT_CLEAN
 
 
-def _diagnose_all(spaces: Sequence[Workspace]) -> int:
-    """Diagnose every workspace's scope, with progress for large vaults; files checked."""
+def _diagnose_all(spaces: Sequence[Workspace], jobs: int = 0) -> int:
+    """Diagnose every workspace's scope, with progress for large vaults; files checked. `jobs`
+    is the number of processes for a whole vault (0: automatic)."""
     total = sum(len(space.files) for space in spaces)
     pages = sum(len(space.vault.by_key) for space in spaces)
     progress = Progress(total, pages > PROGRESS_THRESHOLD and _stderr_tty())
     done = 0
     for space in spaces:
-        if progress.enabled and space.target.whole:
+        count = jobs or parallel.auto_jobs(len(space.vault.by_key))
+        if progress.enabled and space.target.whole and count == 1:
             remaining = len(space.vault.pending)
             while space.vault.parse_pending(250):
                 progress.update(done + remaining - len(space.vault.pending), "read")
-        space.run(progress, done)
+        space.run(progress, done, count)
         done += len(space.files)
     progress.done()
     return total

@@ -291,19 +291,16 @@ def expected_index(vault: Vault) -> Optional[str]:
     """The index the runtime would generate, or None when it would refuse to build one: a page is
     invalid or unreadable, has an unsafe name, or collides with another. Like the runtime, symbolic
     links are left out of the index rather than blocking it."""
-    vault.complete()
     rows = []
     for paths in vault.by_key.values():
         real = [path for path in paths if not vault.entries[path].symlink]
         if len(real) > 1:
             return None
         for path in real:
-            entry = vault.entries[path]
+            entry = vault.ensure(vault.entries[path])
             if entry.info is None or not entry.info.valid:
                 return None
-            try:
-                rules.normalize_page_name(entry.rel.rsplit("/", 1)[-1])
-            except rules.EchoesError:
+            if rules.index_name_problem(entry.rel.rsplit("/", 1)[-1]) is not None:
                 return None
             rows.append((entry.stem, entry.info.index_summary()))
     return rules.render_index(rows)

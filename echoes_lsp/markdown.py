@@ -11,7 +11,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate, count
 from operator import add
-from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 # Each pattern begins with a literal (`[[`, a newline, `^`) so that the regex engine can skip
 # ahead with a fast search instead of trying every position: about 10x faster on large vaults.
@@ -80,8 +80,10 @@ class BlockId(NamedTuple):
 
 class Structure:
     """Links, headings and block ids of one text. A deferred structure (`Structure.deferred`)
-    keeps the text and scans it on first use: a batch check reads most pages' links only as
-    candidate targets (`link_targets`) and never needs their positions."""
+    keeps the text, or a function that reads it, and scans it on first use: a batch check reads
+    most pages' links only as candidate targets (`link_targets`) and never needs their
+    positions, and a page parsed by another process of a parallel check is read again only if
+    one of its anchors is needed."""
 
     __slots__ = ("_blocks", "_headings", "_links", "_source")
 
@@ -89,16 +91,27 @@ class Structure:
         self._links = links
         self._headings = headings
         self._blocks = blocks
-        self._source: Optional[Tuple[str, int]] = None
+        self._source: Optional[Tuple[Union[str, Callable[[], str]], int]] = None
 
     @classmethod
-    def deferred(cls, text: str, first_line: int = 0) -> Structure:
+    def deferred(cls, text: Union[str, Callable[[], str]], first_line: int = 0) -> Structure:
         structure = cls([], [], [])
         structure._source = (text, first_line)
         return structure
 
-    def _resolve(self) -> None:
+    def _pending(self) -> Optional[Tuple[str, int]]:
+        """The text still to scan and its first line, read now if it was deferred to a reader."""
         source = self._source
+        if source is None:
+            return None
+        text, first_line = source
+        if not isinstance(text, str):
+            text = text()
+            self._source = (text, first_line)
+        return text, first_line
+
+    def _resolve(self) -> None:
+        source = self._pending()
         if source is not None:
             full = scan(*source)
             self._links, self._headings, self._blocks = full.links, full.headings, full.blocks
@@ -122,7 +135,7 @@ class Structure:
     def link_targets(self) -> Optional[List[str]]:
         """For a structure not scanned yet: the inner text of every `[[...]]` from the first
         line on, a superset of its links (code is not excluded). None once scanned."""
-        source = self._source
+        source = self._pending()
         if source is None:
             return None
         text, first_line = source
@@ -132,7 +145,7 @@ class Structure:
     def links_except(self, skip: Callable[[str], bool]) -> List[Link]:
         """The links, leaving out (when not scanned yet) those whose inner text `skip` accepts;
         a scanned structure gives all its links."""
-        source = self._source
+        source = self._pending()
         if source is None:
             return self._links
         text, first_line = source

@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 import echoes_vault as rules
 
@@ -116,6 +116,25 @@ class Entry:
             else frozenset(),
             frozenset(b.name for b in structure.blocks) if structure else frozenset(),
         )
+
+
+class PageFacts(NamedTuple):
+    """What the diagnostics of other files need from a page: whether it was readable, its
+    status, summary and problems (for deprecation, the index and validity) and where its body
+    begins. A parallel check sends these, not whole parse results, between its processes."""
+
+    read_error: Optional[str]
+    status: Optional[str]
+    summary: Optional[str]
+    problems: Tuple[rules.Problem, ...]
+    body_line: int
+
+    @classmethod
+    def of(cls, entry: Entry) -> PageFacts:
+        info = entry.info
+        if info is None:
+            return cls(entry.read_error, None, None, (), 0)
+        return cls(None, info.status, info.summary, tuple(info.problems), info.body_line)
 
 
 @dataclass
@@ -350,6 +369,34 @@ class Vault:
             self.pending.discard(entry.path)
             self._parse(entry, self.overlays.get(entry.path))
         return entry
+
+    def adopt(self, path: str, facts: PageFacts) -> None:
+        """Take a page parsed elsewhere as parsed here: its facts stand in for the parse, and
+        its links, headings and block ids are read from the file only if they are ever needed.
+        Only a lean model (a batch check) adopts pages: it keeps no backlinks or hashes."""
+        if not self.lean:
+            raise ValueError("only a lean vault model can adopt pages parsed elsewhere")
+        entry = self.entries[path]
+        self.pending.discard(path)
+        self._changed(path)
+        entry.parsed = True
+        entry.read_error = facts.read_error
+        entry.secrets = []
+        entry.conflicts = []
+        if facts.read_error is not None:
+            entry.info = None
+            entry.structure = None
+            return
+        entry.info = rules.PageInfo(
+            None, None, None, facts.status, facts.summary, list(facts.problems)
+        )
+        entry.structure = Structure.deferred(lambda: read_text(path)[0] or "", facts.body_line)
+
+    def reparse(self, path: str) -> None:
+        """Parse a file again from disk (after an `adopt` whose diagnostics must be made here)."""
+        entry = self.entries[path]
+        entry.parsed = False
+        self.ensure(entry)
 
     def _parse(self, entry: Entry, text: Optional[str]) -> None:
         self._changed(entry.path)

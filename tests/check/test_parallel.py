@@ -1,0 +1,138 @@
+"""A whole-vault check split over processes reports exactly what one process reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from echoes_lsp import parallel
+from echoes_lsp.diagnose import diagnose, is_checked
+from echoes_lsp.vault import PageFacts, Vault
+
+from .conftest import CHECK_VAULT, run_check, write_page
+
+
+def mixed_vault(root: Path, pages: int = 90, valid: bool = False) -> Path:
+    """Pages whose diagnostics depend on other pages (deprecated targets and their replacements,
+    anchors, missing pages), daily entries and a stale index; unless `valid`, also page-local
+    problems and a collision (which keep the index from being built)."""
+    vault = root / "EchoesVault"
+    if valid:
+        (vault / "pages").mkdir(parents=True)
+        (vault / ".echoes-vault.json").write_text('{"protocolVersion": "1.0.0"}\n')
+    else:
+        shutil.copytree(CHECK_VAULT, root)
+    for number in range(pages):
+        body = (
+            f"\n## Part {number}\n\nText ^block-{number}\n\n"
+            f"See [[p{(number + 1) % pages:03}]], [[p{(number * 7) % pages:03}#Part {number}]], "
+            f"[[p{(number * 5) % pages:03}#Part {(number * 5) % pages}]], "
+            f"[[p{(number + 3) % pages:03}#^block-{(number + 3) % pages}]], "
+            f"[[p{(number + 4) % pages:03}#^nope]] and [[missing-{number % 7}]].\n"
+            f"`[[p{(number + 2) % pages:03}]]` is code.\n"
+        )
+        if number % 9 == 4:
+            body += f"\nReplaced by [[p{(number + 10) % pages:03}]].\n"
+        fields: Dict[str, str] = {}
+        if number % 9 == 4:
+            fields["status"] = "deprecated"
+        summary = "A page." if number % 13 or valid else "x" * 170
+        write_page(vault, f"p{number:03}", summary=summary, body=body, **fields)
+    secret_page = vault / "pages" / f"p{min(50, pages - 1):03}.md"
+    secret = "token ghp_" + "a1B2c3D4" * 5 + "\n"
+    conflict = "" if valid else "<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n"
+    secret_page.write_text(
+        secret_page.read_text(encoding="utf-8") + secret + conflict, encoding="utf-8"
+    )
+    if not valid:
+        (vault / "pages" / "P001.md").write_text("---\ntype: note\n---\n", encoding="utf-8")
+    daily = vault / "daily" / "2026-02-01"
+    daily.mkdir(parents=True)
+    (daily / "20260201T090000000000Z-scratchpad-1a2b3c4d.md").write_text(
+        "- Worked on [[p004]] and [[p004#Part 4]] and [[gone]].\n", encoding="utf-8"
+    )
+    (vault / "index.md").write_text("# stale\n", encoding="utf-8")
+    return root
+
+
+def diagnostics(root: Path, jobs: int) -> List[Dict[str, Any]]:
+    process = run_check("--format", "json", "--jobs", str(jobs), ".", cwd=root)
+    assert process.returncode == 1, process.stderr
+    return json.loads(process.stdout)["diagnostics"]
+
+
+@pytest.mark.parametrize(
+    ("valid", "codes"),
+    [
+        (False, {"EV300", "EV301", "EV303", "EV200", "EV400", "EV501", "EV600"}),
+        (True, {"EV300", "EV301", "EV303", "EV402", "EV600"}),
+    ],
+)
+def test_split_checks_report_exactly_what_one_process_reports(
+    tmp_path: Path, valid: bool, codes: set
+) -> None:
+    root = mixed_vault(tmp_path / "w", valid=valid)
+    alone = diagnostics(root, 1)
+    assert codes <= {d["code"] for d in alone}
+    for jobs in (2, 3, 5):
+        assert diagnostics(root, jobs) == alone, jobs
+
+
+def findings_of(root: Path, jobs: int) -> Dict[str, Any]:
+    vault = Vault(str(root), lean=True)
+    vault.load()
+    files = [p for p, e in vault.entries.items() if is_checked(e)]
+    return parallel.diagnose_files(vault, files, jobs)
+
+
+def test_a_failing_worker_costs_time_not_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = mixed_vault(tmp_path / "w", pages=40)
+    expected = findings_of(root, 1)
+
+    def broken(*_args: object) -> None:  # runs in the forked worker
+        raise RuntimeError("worker failure")
+
+    monkeypatch.setattr(parallel, "_work", broken)
+    assert findings_of(root, 3) == expected
+
+
+def test_a_worker_that_dies_after_the_exchange_is_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = mixed_vault(tmp_path / "w", pages=40)
+    expected = findings_of(root, 1)
+    real = parallel._diagnose
+
+    def dies_in_worker(vault: Vault, files: Any, progress: Any = None) -> Any:
+        if os.getpid() != parent:
+            os._exit(3)  # after sending its facts, before its findings
+        return real(vault, files, progress)
+
+    parent = os.getpid()
+    monkeypatch.setattr(parallel, "_diagnose", dies_in_worker)
+    assert findings_of(root, 2) == expected
+
+
+def test_only_a_batch_model_adopts_pages_parsed_elsewhere(tmp_path: Path) -> None:
+    root = mixed_vault(tmp_path / "w", pages=3)
+    vault = Vault(str(root))
+    vault.load()
+    page = str(root / "EchoesVault" / "pages" / "p000.md")
+    lean = Vault(str(root), lean=True)
+    lean.load()
+    facts = PageFacts.of(lean.ensure(lean.entries[page]))
+    with pytest.raises(ValueError):
+        vault.adopt(page, facts)
+    assert diagnose(lean, page) == diagnose(vault, page)
+
+
+def test_jobs_must_not_be_negative(tmp_path: Path) -> None:
+    process = run_check("--jobs", "-1", ".", cwd=mixed_vault(tmp_path / "w", pages=2))
+    assert process.returncode == 2 and "--jobs" in process.stderr
