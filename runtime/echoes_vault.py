@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 PROTOCOL_VERSION = "1.0.0"
-ENGINE_VERSION = "1.2.0"
+ENGINE_VERSION = "1.3.0"
 MANAGED_ADAPTER_VERSION = "1.2.0"
 MARKER_SCHEMA_VERSION = 3
 STATE_SCHEMA_VERSION = 4

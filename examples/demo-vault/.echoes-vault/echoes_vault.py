@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 PROTOCOL_VERSION = "1.0.0"
-ENGINE_VERSION = "1.2.0"
+ENGINE_VERSION = "1.3.0"
 MANAGED_ADAPTER_VERSION = "1.2.0"
 MARKER_SCHEMA_VERSION = 3
 STATE_SCHEMA_VERSION = 4
@@ -576,7 +576,12 @@ def normalize_page_name(name: str) -> str:
         raise EchoesError(f"page name {name!r} must not contain `..`", "unsafe-path")
     if normalized.startswith("."):
         raise EchoesError(f"page name {name!r} must not begin with `.`", "unsafe-path")
-    if any(unicodedata.category(ch) == "Cc" for ch in normalized):
+    # In ASCII the non-printable characters are exactly the control characters (category Cc).
+    if (
+        not normalized.isprintable()
+        if normalized.isascii()
+        else any(unicodedata.category(ch) == "Cc" for ch in normalized)
+    ):
         raise EchoesError(f"page name {name!r} must not contain control characters", "unsafe-path")
     if "\x00" in normalized:
         raise EchoesError("page name must not contain NUL", "unsafe-path")
@@ -591,6 +596,21 @@ def page_name_problem(filename: str) -> Optional[str]:
         return str(error)
     if normalized != nfc(filename) or not filename.endswith(".md"):
         return f"filename {filename!r} is not in normalized form (expected {normalized!r})"
+    return None
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9 _+,=@()-]*(?:\.[A-Za-z0-9 _+,=@()-]+)*\.md")
+
+
+def index_name_problem(name: str) -> Optional[str]:
+    """Why a file in `pages/` cannot be an index row because of its name (an unsafe name), or
+    None. Names of plain ASCII characters are accepted without the full check."""
+    if _PLAIN_NAME.fullmatch(name) and ".." not in name and not name.endswith(".md.md"):
+        return None
+    try:
+        normalize_page_name(name)
+    except EchoesError as error:
+        return str(error)
     return None
 
 
@@ -733,24 +753,35 @@ SECRET_PATTERNS: Tuple[Tuple[str, str], ...] = (
     ),
 )
 
-# Cheap substring hints: a pattern runs only when one of its hints occurs in the text.
-_SECRET_HINTS: Dict[str, Tuple[str, ...]] = {
-    "private key": ("PRIVATE KEY",),
-    "AWS access key ID": ("AKIA", "ASIA", "ABIA", "ACCA"),
-    "GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-    "GitHub fine-grained token": ("github_pat_",),
-    "GitLab token": ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-"),
-    "Slack token": ("xox",),
-    "Slack webhook": ("hooks.slack.com",),
-    "Stripe key": ("_live_", "_test_"),
-    "npm token": ("npm_",),
-    "Hugging Face token": ("hf_",),
-    "Google API key": ("AIza",),
-    "Anthropic API key": ("sk-ant-",),
-    "API key (sk-)": ("sk-",),
-    "JSON Web Token": ("eyJ",),
-    "credential URI": ("://",),
-}
+# Gates in front of the patterns. Each names a character that every match of its kinds contains,
+# looked for first (a single-character search runs at memory speed, and most texts lack most of
+# these characters), then one search that every match of its kinds also satisfies. A kind's
+# pattern runs only when one of its gates opens, so an ordinary page costs a few fast scans.
+_SECRET_GATES: Tuple[Tuple[str, Callable[[str], object], Tuple[str, ...]], ...] = (
+    (
+        "-",
+        re.compile(
+            r"-(?:(?<=sk-)|(?<=xox[abposr]-)|(?<=glpat-)|(?<=gldt-)|(?<=glptt-)|(?<=glrt-)"
+            r"|(?<=glcbt-)|(?<=gloas-))"
+        ).search,
+        ("Slack token", "GitLab token", "Anthropic API key", "API key (sk-)"),
+    ),
+    (
+        "_",
+        re.compile(r"_(?:(?<=gh[pousr]_)|(?<=npm_)|(?<=hf_)|(?<=github_)pat_|live_|test_)").search,
+        (
+            "GitHub token",
+            "GitHub fine-grained token",
+            "Stripe key",
+            "npm token",
+            "Hugging Face token",
+        ),
+    ),
+    ("/", lambda text: "://" in text, ("credential URI", "Slack webhook")),
+    ("J", lambda text: "eyJ" in text, ("JSON Web Token",)),
+    ("V", lambda text: "PRIVATE KEY" in text, ("private key",)),
+    ("A", re.compile(r"A(?:KIA|SIA|BIA|CCA|Iza)").search, ("AWS access key ID", "Google API key")),
+)
 
 
 class SecretHit(_FrozenValue):
@@ -771,30 +802,22 @@ def _looks_like_placeholder(value: str) -> bool:
     return any(word in lowered for word in ("xxxx", "example", "placeholder", "your_", "<", "${"))
 
 
-# Every hint above contains one of these strings or matches one of these expressions. Each test is
-# one fast scan, far cheaper than looking for every hint, so text without any of them (most pages)
-# is cleared at once; `_may_hold_secret` may accept more than the hints, never fewer.
-_GATE_STRINGS = ("_", "://", "xox", "sk-", "eyJ", "PRIVATE KEY", "hooks.slack.com")
-_GATE_SEARCHES = (
-    re.compile(r"A(?:KIA|SIA|BIA|CCA|Iza)").search,
-    re.compile(r"gl(?:pat|dt|ptt|rt|cbt|oas)-").search,
-)
-
-
-def _may_hold_secret(text: str) -> bool:
-    for hint in _GATE_STRINGS:
-        if hint in text:
-            return True
-    return any(search(text) is not None for search in _GATE_SEARCHES)
-
-
 def find_secrets(text: str) -> List[SecretHit]:
     """Credential-shaped strings in text, by kind and position; values are never returned."""
-    if not _may_hold_secret(text):
-        return []
-    present = {kind for kind, hints in _SECRET_HINTS.items() if any(h in text for h in hints)}
-    if not present:
-        return []
+    present = _gated_kinds(text)
+    return _match_secrets(text, present) if present else []
+
+
+def _gated_kinds(text: str) -> Set[str]:
+    """The kinds whose gates open for this text: only their patterns can match."""
+    present: Set[str] = set()
+    for sign, search, kinds in _SECRET_GATES:
+        if sign in text and search(text):
+            present.update(kinds)
+    return present
+
+
+def _match_secrets(text: str, present: Set[str]) -> List[SecretHit]:
     line_starts: Optional[List[int]] = None
     hits: List[SecretHit] = []
     taken: List[Tuple[int, int]] = []
@@ -1543,23 +1566,10 @@ class PageRecord:
         self.conflict = any(p.code == "EV400" for p in info.problems)
         self.deprecated = info.deprecated
         self.row = info.index_summary() if info.valid else None
-        name_problem = _on_disk_name_problem(self.name)
+        name_problem = index_name_problem(self.name)
         if name_problem:
             self.errors.insert(0, f"EV500: {name_problem}")
             self.row = None
-
-
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9 _+,=@()-]*(?:\.[A-Za-z0-9 _+,=@()-]+)*\.md")
-
-
-def _on_disk_name_problem(name: str) -> Optional[str]:
-    if _PLAIN_NAME.fullmatch(name) and ".." not in name and not name.endswith(".md.md"):
-        return None
-    try:
-        normalize_page_name(name)
-    except EchoesError as error:
-        return str(error)
-    return None
 
 
 def _is_page_name(name: str) -> bool:
@@ -2460,7 +2470,7 @@ def _needs_summary_only(record: PageRecord) -> bool:
     if info.frontmatter.close_line is None:
         return False
     return all(p.code == "EV104" and "`summary`" in p.message for p in info.problems) and not (
-        _on_disk_name_problem(record.name)
+        index_name_problem(record.name)
     )
 
 
