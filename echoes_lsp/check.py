@@ -458,7 +458,14 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError("--poll-interval must be between 0.05 and 60 seconds")
 
 
-def run(argv: Sequence[str]) -> int:
+# Vault models of the checks made by this process, when the caller exits right after the report:
+# freeing a large model object by object takes longer than writing the report, so the process
+# lets them go all at once when it ends (`__main__` exits without tearing objects down).
+RETAINED: List[object] = []
+
+
+def run(argv: Sequence[str], retain: bool = False) -> int:
+    """`echoes-lsp check ARGV`; its exit code. With `retain`, the models stay in RETAINED."""
     parser = build_parser()
     try:
         args = parser.parse_args(list(argv))
@@ -475,7 +482,7 @@ def run(argv: Sequence[str]) -> int:
         # re-scan the growing set of parsed pages (about 20% of a 10,000-page check).
         gc.disable()
         try:
-            return check(args, flags)
+            return check(args, flags, RETAINED if retain else None)
         finally:
             gc.enable()
     except (UsageError, ConfigError) as error:
@@ -486,8 +493,11 @@ def run(argv: Sequence[str]) -> int:
         return 130
 
 
-def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
-    """One check of the named paths (or of standard input), with fixes when asked."""
+def check(
+    args: argparse.Namespace, flags: Dict[str, object], retain: Optional[List[object]] = None
+) -> int:
+    """One check of the named paths (or of standard input), with fixes when asked. The models
+    are appended to `retain` when it is given."""
     started = time.perf_counter()
     cwd = os.getcwd()
     errors: List[str] = []
@@ -515,6 +525,8 @@ def check(args: argparse.Namespace, flags: Dict[str, object]) -> int:
         return EXIT_USAGE if errors else EXIT_CLEAN
     # A one-shot check needs no backlink index, hashes or stamps (watch mode does).
     spaces = [load_workspace(target, flags, args.isolated, lean=True) for target in targets]
+    if retain is not None:
+        retain.append(spaces)
     for space in spaces:
         for path, text in overlays.items():
             if space.vault.rel(path) is not None:

@@ -16,7 +16,7 @@ import echoes_vault as rules
 
 from .catalog import Card, catalog
 from .fuzzy import SUBSEQUENCE, Matcher, fold
-from .markdown import Structure, code_span_ranges, fenced_ranges, link_context
+from .markdown import Structure, code_span_ranges, fenced_ranges, link_context, may_hold_fences
 from .vault import Vault
 
 LIMIT = 100
@@ -101,7 +101,7 @@ def _in_code(text: str, lines: Sequence[str], line: int, column: int) -> bool:
             for index, ch in enumerate(before)
         ):
             return True
-    if "```" not in text and "~~~" not in text:
+    if not may_hold_fences(text):
         return False
     offset = sum(len(item) + 1 for item in lines[:line]) + column
     return any(start <= offset <= end for start, end in fenced_ranges(text))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import echoes_vault as rules
 
@@ -27,8 +27,7 @@ from .vault import (
 )
 
 
-@dataclass(frozen=True)
-class Related:
+class Related(NamedTuple):
     path: str
     line: int
     start: int
@@ -36,9 +35,9 @@ class Related:
     message: str
 
 
-@dataclass(frozen=True)
-class Finding:
-    """A diagnostic before it meets a protocol: 0-based lines, code-point columns."""
+class Finding(NamedTuple):
+    """A diagnostic before it meets a protocol: 0-based lines, code-point columns. A tuple:
+    thousands are made and sent between the processes of a parallel check."""
 
     code: str
     message: str
@@ -266,13 +265,16 @@ def _link_findings(vault: Vault, entry: Entry) -> List[Finding]:
 
 
 def replacement(vault: Vault, entry: Entry) -> Optional[Entry]:
-    """The first page a deprecated page links to: its named replacement."""
+    """The first page a deprecated page links to: its named replacement. For a page adopted
+    from another process of a parallel check, the one that process found."""
+    if entry.adopted:
+        return vault.listed_page(entry.replaced_by) if entry.replaced_by else None
     if entry.structure is None:
         return None
     for link in entry.structure.links:
         if link.is_asset or not link.page_stem:
             continue
-        target = vault.page(link.page_stem)
+        target = vault.listed_page(link.page_stem)
         if target is not None and target is not entry:
             return target
     return None
@@ -291,18 +293,30 @@ def expected_index(vault: Vault) -> Optional[str]:
     """The index the runtime would generate, or None when it would refuse to build one: a page is
     invalid or unreadable, has an unsafe name, or collides with another. Like the runtime, symbolic
     links are left out of the index rather than blocking it."""
+    memo = vault.memo("expected-index")
+    if "text" not in memo:
+        memo["text"] = _build_index(vault)
+    return memo["text"]  # type: ignore[no-any-return]
+
+
+def _build_index(vault: Vault) -> Optional[str]:
     rows = []
+    entries = vault.entries
     for paths in vault.by_key.values():
-        real = [path for path in paths if not vault.entries[path].symlink]
-        if len(real) > 1:
-            return None
-        for path in real:
-            entry = vault.ensure(vault.entries[path])
-            if entry.info is None or not entry.info.valid:
+        if len(paths) > 1:
+            paths = [path for path in paths if not entries[path].symlink]
+            if len(paths) > 1:
+                return None
+        for path in paths:
+            entry = entries[path]
+            if entry.symlink:
+                continue
+            info = vault.ensure(entry).info
+            if info is None or info.problems:
                 return None
             if rules.index_name_problem(entry.rel.rsplit("/", 1)[-1]) is not None:
                 return None
-            rows.append((entry.stem, entry.info.index_summary()))
+            rows.append((entry.stem, info.index_summary()))
     return rules.render_index(rows)
 
 

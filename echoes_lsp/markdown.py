@@ -140,7 +140,7 @@ class Structure:
             return None
         text, first_line = source
         begin = _line_offset(text, first_line)
-        return LINK.findall(text, begin) if begin is not None and "[[" in text else []
+        return LINK.findall(text, begin) if begin is not None and "[" in text else []
 
     def links_except(self, skip: Callable[[str], bool]) -> List[Link]:
         """The links, leaving out (when not scanned yet) those whose inner text `skip` accepts;
@@ -150,7 +150,7 @@ class Structure:
             return self._links
         text, first_line = source
         begin = _line_offset(text, first_line)
-        if begin is None or "[[" not in text:
+        if begin is None or "[" not in text:
             return []
         fences = fenced_ranges(text[begin:]) if begin else fenced_ranges(text)
         if begin and fences:
@@ -224,9 +224,14 @@ class LineMap:
         return self.text[begin:end]
 
 
+def may_hold_fences(text: str) -> bool:
+    """Whether a code fence can occur in the text (a one-character search rules most out)."""
+    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text)
+
+
 def fenced_ranges(text: str) -> List[Tuple[int, int]]:
     """Offset ranges of fenced code blocks (an unclosed fence runs to the end)."""
-    if "```" not in text and "~~~" not in text:
+    if not may_hold_fences(text):
         return []
     ranges: List[Tuple[int, int]] = []
     opening: Optional[Tuple[int, str]] = None
@@ -360,7 +365,7 @@ def scan(text: str, first_line: int = 0) -> Structure:
     fences = fenced_ranges(text[begin:]) if begin else fenced_ranges(text)
     if begin and fences:
         fences = [(s + begin, e + begin) for s, e in fences]
-    links = _scan_links(text, begin, lines, fences) if "[[" in text else []
+    links = _scan_links(text, begin, lines, fences) if "[" in text else []
     headings: List[Heading] = []
     if "#" in text:
         # Search from the newline that ends the line before `begin` (or a virtual one at 0).

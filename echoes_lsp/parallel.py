@@ -16,7 +16,7 @@ import pickle
 import sys
 from typing import IO, Callable, Dict, List, Optional, Sequence
 
-from .diagnose import Finding, diagnose
+from .diagnose import Finding, diagnose, replacement
 from .vault import PAGE, PageFacts, Vault
 
 # Below this many pages the fork and the exchange cost more than they save.
@@ -135,7 +135,8 @@ def _parse(vault: Vault, share: Sequence[str]) -> Facts:
     for path in share:
         entry = vault.ensure(vault.entries[path])
         if _is_page(vault, path):
-            facts[path] = PageFacts.of(entry)
+            named = replacement(vault, entry) if entry.deprecated else None
+            facts[path] = PageFacts.of(entry, named.stem if named else None)
     return facts
 
 

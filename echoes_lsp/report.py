@@ -12,7 +12,7 @@ import os
 import sys
 import unicodedata
 from dataclasses import dataclass, field
-from typing import IO, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import IO, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import __version__
 from .codes import CODES, DOCS_URL
@@ -57,8 +57,7 @@ RULE_NAMES: Dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class RelatedSpot:
+class RelatedSpot(NamedTuple):
     path: str
     display: str
     line: int
@@ -67,8 +66,7 @@ class RelatedSpot:
     message: str
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     """One reported finding, with its severity after the policy and a path for humans."""
 
     path: str

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 import sys
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
@@ -90,6 +89,8 @@ def build_args(call: RuntimeCall, args: Sequence[str]) -> List[str]:
 
 def run(call: RuntimeCall, args: Sequence[str], payload: Optional[Dict[str, Any]] = None) -> Any:
     """Run one runtime command. Returns parsed JSON, or the Markdown text for Markdown output."""
+    import subprocess  # here: a check that fixes nothing never starts the runtime
+
     argv = build_args(call, args)
     try:
         process = subprocess.run(
@@ -135,5 +136,7 @@ def _error_of(stderr: str, exit_code: int) -> tuple[str, str]:
 
 def run_bundled(argv: Sequence[str]) -> int:
     """`echoes-lsp runtime ...`: the bundled runtime, with this Python, in this process' stdio."""
+    import subprocess
+
     process = subprocess.run([sys.executable, bundled_runtime(), *argv], check=False)
     return process.returncode

@@ -15,7 +15,6 @@ import re
 import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 import echoes_vault as rules
@@ -88,6 +87,10 @@ class Entry:
     read_error: Optional[str] = None
     secrets: List[rules.SecretHit] = field(default_factory=list)
     conflicts: List[rules.Problem] = field(default_factory=list)
+    # A page parsed by another process of a parallel check (see `Vault.adopt`), and the stem of
+    # its replacement (its first link to another page) as that process found it.
+    adopted: bool = False
+    replaced_by: Optional[str] = None
     callout: bool = False
     preview: Tuple[str, ...] = ()
     title: Optional[str] = None
@@ -128,13 +131,18 @@ class PageFacts(NamedTuple):
     summary: Optional[str]
     problems: Tuple[rules.Problem, ...]
     body_line: int
+    replacement: Optional[str] = None
 
     @classmethod
-    def of(cls, entry: Entry) -> PageFacts:
+    def of(cls, entry: Entry, replacement: Optional[str] = None) -> PageFacts:
+        """The facts of a parsed page; `replacement` is the stem of the page it names as its
+        replacement, if it is deprecated."""
         info = entry.info
         if info is None:
             return cls(entry.read_error, None, None, (), 0)
-        return cls(None, info.status, info.summary, tuple(info.problems), info.body_line)
+        return cls(
+            None, info.status, info.summary, tuple(info.problems), info.body_line, replacement
+        )
 
 
 @dataclass
@@ -380,6 +388,8 @@ class Vault:
         self.pending.discard(path)
         self._changed(path)
         entry.parsed = True
+        entry.adopted = True
+        entry.replaced_by = facts.replacement
         entry.read_error = facts.read_error
         entry.secrets = []
         entry.conflicts = []
@@ -403,6 +413,8 @@ class Vault:
         if not self.lean:
             self._unlink(entry)
         entry.parsed = True
+        entry.adopted = False
+        entry.replaced_by = None
         entry.read_error = None
         entry.info = None
         entry.structure = None
@@ -437,7 +449,7 @@ class Vault:
             entry.preview = tuple(lines[body : body + PREVIEW_LINES + 2])
             entry.title = next((h.text for h in entry.structure.headings if h.level == 1), None)
         else:
-            if "<<<<<<<" in text or ">>>>>>>" in text or "|||||||" in text:
+            if rules.may_hold_conflict_markers(text):
                 entry.conflicts = rules.find_conflict_markers(text.split("\n"))
             if entry.kind in (DAILY, LEGACY_DAILY):
                 entry.structure = scan(text)
@@ -613,6 +625,11 @@ class Vault:
         paths = self.by_key.get(key_of(stem_or_key))
         return self.ensure(self.entries[paths[0]]) if paths else None
 
+    def listed_page(self, stem_or_key: str) -> Optional[Entry]:
+        """The page a link names, parsed or not (for what the listing alone tells)."""
+        paths = self.by_key.get(key_of(stem_or_key))
+        return self.entries[paths[0]] if paths else None
+
     def pages(self) -> List[Entry]:
         return [self.entries[paths[0]] for paths in self.by_key.values()]
 
@@ -662,16 +679,18 @@ def stamp_of(path: str) -> Optional[Tuple[int, int]]:
 
 def find_workspace(path: str) -> Optional[str]:
     """The nearest directory at or above `path` that holds `EchoesVault/`."""
-    current = Path(path).resolve()
-    if current.is_file() or not current.exists():
-        current = current.parent
-    for candidate in (current, *current.parents):
-        try:
-            if (candidate / rules.VAULT_DIR).is_dir() or candidate.name == rules.VAULT_DIR:
-                return str(candidate.parent if candidate.name == rules.VAULT_DIR else candidate)
-        except OSError:
+    current = os.path.realpath(path)
+    if os.path.isfile(current) or not os.path.exists(current):
+        current = os.path.dirname(current)
+    while True:
+        if os.path.basename(current) == rules.VAULT_DIR:
+            return os.path.dirname(current)
+        if os.path.isdir(os.path.join(current, rules.VAULT_DIR)):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
             return None
-    return None
+        current = parent
 
 
 def is_regular(path: str) -> bool:

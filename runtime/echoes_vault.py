@@ -353,8 +353,18 @@ def find_conflict_markers(lines: Sequence[str]) -> List[Problem]:
     return problems
 
 
+def may_hold_conflict_markers(text: str) -> bool:
+    """Whether a conflict marker can occur in the text at all. Each marker needs its character,
+    and looking for one character runs at memory speed, so most texts are ruled out at once."""
+    return (
+        ("<" in text and "<<<<<<<" in text)
+        or (">" in text and ">>>>>>>" in text)
+        or ("|" in text and "|||||||" in text)
+    )
+
+
 def has_conflict_markers(text: str) -> bool:
-    if "<<<<<<<" not in text and ">>>>>>>" not in text and "|||||||" not in text:
+    if not may_hold_conflict_markers(text):
         return False
     return bool(find_conflict_markers(split_lines(text)))
 
@@ -530,7 +540,7 @@ def analyze_page(text: str) -> PageInfo:
                         found_summary.value_end,
                     )
                 )
-    if "<<<<<<<" in text or ">>>>>>>" in text or "|||||||" in text:
+    if may_hold_conflict_markers(text):
         problems.extend(find_conflict_markers(split_lines(text) if partial else lines))
     problems.sort(key=lambda p: (p.line, p.start, p.code))
     return PageInfo(
@@ -2683,7 +2693,7 @@ class _Inventory:
         except UnicodeDecodeError:
             self.unreadable.append({"file": rel, "error": "not valid UTF-8"})
             return
-        if "<<<<<<<" in text or ">>>>>>>" in text or "|||||||" in text:
+        if may_hold_conflict_markers(text):
             found = find_conflict_markers(split_lines(normalize_newlines(text)))
             if found:
                 self.conflicts.append({"file": rel, "lines": [p.line + 1 for p in found]})
