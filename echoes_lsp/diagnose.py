@@ -189,7 +189,7 @@ def _link_findings(vault: Vault, entry: Entry) -> List[Finding]:
         plain = _plain_memo(vault, targets)
         if all(map(plain.__getitem__, targets)):
             return findings
-        links = structure.links_except(plain.__getitem__)
+        links = structure.links_except(plain.__getitem__, targets)
     for link in links:
         if link.is_asset:
             if not vault.asset_exists(link.target):

@@ -142,9 +142,12 @@ class Structure:
         begin = _line_offset(text, first_line)
         return LINK.findall(text, begin) if begin is not None and "[" in text else []
 
-    def links_except(self, skip: Callable[[str], bool]) -> List[Link]:
+    def links_except(
+        self, skip: Callable[[str], bool], targets: Optional[List[str]] = None
+    ) -> List[Link]:
         """The links, leaving out (when not scanned yet) those whose inner text `skip` accepts;
-        a scanned structure gives all its links."""
+        a scanned structure gives all its links. `targets` may pass on what `link_targets`
+        just gave."""
         source = self._pending()
         if source is None:
             return self._links
@@ -152,17 +155,29 @@ class Structure:
         begin = _line_offset(text, first_line)
         if begin is None or "[" not in text:
             return []
+        if targets is None:
+            targets = LINK.findall(text, begin)
+        wanted = {inner for inner in targets if not skip(inner)}
+        if not wanted:
+            return []
+        # Every `[[inner]]` in the text is a match of LINK (an inner holds no brackets, so
+        # matches cannot overlap), so the few wanted links are found by plain searches.
+        found: List[Tuple[int, str]] = []
+        for inner in wanted:
+            needle = f"[[{inner}]]"
+            at = text.find(needle, begin)
+            while at != -1:
+                found.append((at, inner))
+                at = text.find(needle, at + len(needle))
+        found.sort()
         fences = fenced_ranges(text[begin:]) if begin else fenced_ranges(text)
         if begin and fences:
             fences = [(s + begin, e + begin) for s, e in fences]
-        # Few links are kept: each is placed by counting newlines, with no line table. The
-        # positions and code checks are those of `_scan_links`.
+        # Each kept link is placed by counting newlines, with no line table. The positions and
+        # code checks are those of `_scan_links`.
         links: List[Link] = []
-        for match in LINK.finditer(text, begin):
-            inner = match.group(1)
-            if skip(inner):
-                continue
-            offset = match.start()
+        for offset, inner in found:
+            end = offset + len(inner) + 4
             embed = offset > begin and text[offset - 1] == "!"
             if embed:
                 offset -= 1
@@ -171,7 +186,7 @@ class Structure:
             line = text.count("\n", 0, offset)
             line_start = text.rfind("\n", 0, offset) + 1
             column = offset - line_start
-            if "`" in text[line_start : match.end()]:
+            if "`" in text[line_start:end]:
                 line_end = text.find("\n", offset)
                 line_text = text[line_start : line_end if line_end != -1 else len(text)]
                 if _inside(code_span_ranges(line_text), column):

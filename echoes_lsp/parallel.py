@@ -1,12 +1,11 @@
 """A whole-vault check split over processes.
 
 Parsing and diagnosing pages is pure Python, so one process uses one CPU. On a large vault the
-pages are dealt out in path order, so that the shares are alike, to the parent and forked workers;
-the parent keeps the other files. Each process parses the pages of its share; the processes
-then exchange every page's `PageFacts` (status, summary, problems: small) so that a link into any
-page, and the index, are diagnosed exactly as in a single process; then each diagnoses its share
-and the parent gathers the findings. A worker that fails costs only time: the parent diagnoses its
-share itself.
+pages are dealt out in path order, so that the shares are alike, to the parent and forked
+workers. Each process parses its share; the processes then exchange every page's `PageFacts`
+(status, summary, problems, replacement: small) so that a link into any page, and the index, are
+diagnosed exactly as in a single process; then each diagnoses its share and the parent gathers
+the findings. A worker that fails costs only time: the parent diagnoses its share itself.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import sys
 from typing import IO, Callable, Dict, List, Optional, Sequence
 
 from .diagnose import Finding, diagnose, replacement
-from .vault import PAGE, PageFacts, Vault
+from .vault import INDEX, PAGE, PageFacts, Vault
 
 # Below this many pages the fork and the exchange cost more than they save.
 MIN_PAGES = 2000
@@ -93,22 +92,19 @@ def diagnose_files(
 
 
 def _deal(vault: Vault, files: Sequence[str], jobs: int) -> List[List[str]]:
-    """The parent's share first. Pages are dealt in path order to the least loaded process; the
-    parent also keeps every other file (they need no exchange) and the index (checked against
-    every page), so it starts with their cost counted in pages, as measured: about half a page
-    for another file and a twelfth of the pages for the index. Empty shares are left out."""
+    """The parent's share first. Pages are dealt in turn, in path order. The parent also keeps
+    the other files (cheap to parse, and nobody needs their facts), and the last worker checks
+    the index, which needs every page's facts: the processes meet after parsing, so both halves
+    of the work (before and after that meeting) are balanced on their own."""
     pages = sorted(path for path in files if _is_page(vault, path))
     if jobs < 2 or len(pages) < jobs:
         return [list(files)]
-    rest = [path for path in files if not _is_page(vault, path)]
-    loads = [len(rest) // 2 + len(pages) // 12] + [0] * (jobs - 1)
-    shares: List[List[str]] = [[] for _ in range(jobs)]
-    for path in pages:
-        slot = loads.index(min(loads))
-        shares[slot].append(path)
-        loads[slot] += 1
+    index = [path for path in files if vault.entries[path].kind == INDEX]
+    rest = [path for path in files if not _is_page(vault, path) and path not in index]
+    shares = [pages[number::jobs] for number in range(jobs)]
     shares[0].extend(rest)
-    return [shares[0]] + [share for share in shares[1:] if share]
+    shares[-1].extend(index)
+    return shares
 
 
 def _is_page(vault: Vault, path: str) -> bool:
