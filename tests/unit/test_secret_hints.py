@@ -80,3 +80,62 @@ def test_every_kind_has_a_gate_and_every_gate_needs_its_character() -> None:
 def test_each_required_shape_opens_its_gate(value: str) -> None:
     found = rules.find_secrets(f"key = {value}")
     assert [hit.kind for hit in found] == [kind for kind, shape in SHAPES.items() if shape == value]
+
+
+# The patterns as first written, with `\b` in front: the oracle for the faster forms.
+PLAIN_PATTERNS = {
+    "private key": r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+    "AWS access key ID": r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+    "GitHub token": r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b",
+    "GitHub fine-grained token": r"\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b",
+    "GitLab token": r"\bgl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}\b",
+    "Slack token": r"\bxox[abposr]-(?:[0-9A-Za-z]+-){1,4}[0-9A-Za-z]{6,}\b",
+    "Slack webhook": r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}",
+    "Stripe key": r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b",
+    "npm token": r"\bnpm_[A-Za-z0-9]{36}\b",
+    "Hugging Face token": r"\bhf_[A-Za-z]{34}\b",
+    "Google API key": r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",
+    "Anthropic API key": r"\bsk-ant-[A-Za-z0-9_-]{20,}",
+    "API key (sk-)": r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+    "JSON Web Token": r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}",
+    "credential URI": (
+        r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'\"<>]{1,64}:[^\s/@'\"<>]{1,128}@[^\s/@'\"<>]+"
+    ),
+}
+
+SHAPE_PIECES = [
+    *PIECES,
+    "xsk-ant-",
+    "_sk-ant-",
+    "é",
+    "ghp_",
+    "Zhf_",
+    "http",
+    "s3://",
+    "://",
+    "a:b@c",
+    "u:p@h ",
+    "x" * 21,
+    "postgres",
+    "ab",
+    "1" * 22,
+    "a" * 36,
+    "A1b2" * 9,
+    "sk_live_",
+    "rk_test_",
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(SHAPE_PIECES), max_size=30))
+def test_fast_patterns_match_exactly_where_the_plain_ones_do(parts: list) -> None:
+    import re
+
+    text = "".join(parts)
+    fast: dict = {}
+    for kind, pattern in rules.SECRET_PATTERNS:  # a kind may have more than one pattern
+        fast.setdefault(kind, []).extend(
+            m.span() for m in rules._secret_matches(kind, pattern, text)
+        )
+    for kind, plain in PLAIN_PATTERNS.items():
+        assert sorted(fast[kind]) == [m.span() for m in re.finditer(plain, text)], kind

@@ -8,7 +8,6 @@ second half is the writer and its JSON command line.
 
 from __future__ import annotations
 
-import bisect
 import datetime
 
 try:  # the built-in SHA-256 avoids loading OpenSSL, a measurable part of every runtime start
@@ -29,7 +28,18 @@ import unicodedata
 # Annotations are never evaluated here, and importing `typing` is a measurable part of every start.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+    from typing import (
+        Any,
+        Callable,
+        Dict,
+        Iterable,
+        Iterator,
+        List,
+        Optional,
+        Sequence,
+        Set,
+        Tuple,
+    )
 
 PROTOCOL_VERSION = "1.0.0"
 ENGINE_VERSION = "1.3.0"
@@ -735,33 +745,36 @@ def daily_filename(stamp_utc: object, kind: str, agent: Optional[str], token: st
 # and compiling them all is a measurable part of every runtime start.
 SECRET_PATTERNS: Tuple[Tuple[str, str], ...] = (
     ("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-    ("AWS access key ID", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-    ("GitHub token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"),
-    ("GitHub fine-grained token", r"\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b"),
-    ("GitLab token", r"\bgl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}\b"),
-    ("Slack token", r"\bxox[abposr]-(?:[0-9A-Za-z]+-){1,4}[0-9A-Za-z]{6,}\b"),
+    # Each pattern begins with literal text so that the regex engine can search for it quickly;
+    # the word boundary before it is the look-behind `(?<!\w...)` just after it.
+    ("AWS access key ID", r"A(?:KIA|SIA|BIA|CCA)(?<!\w.{4})[0-9A-Z]{16}\b"),
+    ("GitHub token", r"gh[pousr]_(?<!\w.{4})[A-Za-z0-9]{36,255}\b"),
+    ("GitHub fine-grained token", r"github_pat_(?<!\w.{11})[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b"),
+    ("GitLab token", r"gl(?<!\w..)(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}\b"),
+    ("Slack token", r"xox(?<!\w...)[abposr]-(?:[0-9A-Za-z]+-){1,4}[0-9A-Za-z]{6,}\b"),
     (
         "Slack webhook",
         r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}",
     ),
-    ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b"),
-    ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    ("Hugging Face token", r"\bhf_[A-Za-z]{34}\b"),
-    ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
-    ("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
-    (
-        "API key (sk-)",
-        r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
-    ),
+    ("Stripe key", r"sk_(?<!\w...)(?:live|test)_[0-9A-Za-z]{16,}\b"),
+    ("Stripe key", r"rk_(?<!\w...)(?:live|test)_[0-9A-Za-z]{16,}\b"),
+    ("npm token", r"npm_(?<!\w....)[A-Za-z0-9]{36}\b"),
+    ("Hugging Face token", r"hf_(?<!\w...)[A-Za-z]{34}\b"),
+    ("Google API key", r"AIza(?<!\w....)[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
+    ("Anthropic API key", r"sk-ant-(?<!\w.{7})[A-Za-z0-9_-]{20,}"),
+    ("API key (sk-)", r"sk-(?<!\w...)(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
     (
         "JSON Web Token",
-        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}",
+        r"eyJ(?<!\w...)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}",
     ),
+    # Its scheme comes first, so it is matched only near each `://` (see `_secret_matches`).
     (
         "credential URI",
         r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'\"<>]{1,64}:[^\s/@'\"<>]{1,128}@[^\s/@'\"<>]+",
     ),
 )
+_URI_SCHEME_MAX = 21  # the longest scheme the credential URI pattern accepts
+
 
 # Gates in front of the patterns. Each names a character that every match of its kinds contains,
 # looked for first (a single-character search runs at memory speed, and most texts lack most of
@@ -770,15 +783,19 @@ SECRET_PATTERNS: Tuple[Tuple[str, str], ...] = (
 _SECRET_GATES: Tuple[Tuple[str, Callable[[str], object], Tuple[str, ...]], ...] = (
     (
         "-",
+        # the one-character look-behind first turns away most dashes in a single test
         re.compile(
-            r"-(?:(?<=sk-)|(?<=xox[abposr]-)|(?<=glpat-)|(?<=gldt-)|(?<=glptt-)|(?<=glrt-)"
-            r"|(?<=glcbt-)|(?<=gloas-))"
+            r"-(?<=[kabposrt]-)(?:(?<=sk-)|(?<=xox[abposr]-)|(?<=glpat-)|(?<=gldt-)|(?<=glptt-)"
+            r"|(?<=glrt-)|(?<=glcbt-)|(?<=gloas-))"
         ).search,
         ("Slack token", "GitLab token", "Anthropic API key", "API key (sk-)"),
     ),
     (
         "_",
-        re.compile(r"_(?:(?<=gh[pousr]_)|(?<=npm_)|(?<=hf_)|(?<=github_)pat_|live_|test_)").search,
+        re.compile(
+            r"_(?:(?<=[pousrmfb]_)(?:(?<=gh[pousr]_)|(?<=npm_)|(?<=hf_)|(?<=github_)pat_)"
+            r"|live_|test_)"
+        ).search,
         (
             "GitHub token",
             "GitHub fine-grained token",
@@ -827,14 +844,38 @@ def _gated_kinds(text: str) -> Set[str]:
     return present
 
 
+def _secret_matches(kind: str, pattern: str, text: str) -> Iterator[re.Match[str]]:
+    """What `re.finditer(pattern, text)` gives. A credential URI is only tried at the few places
+    its scheme can begin: at most `_URI_SCHEME_MAX` characters before a `://` (a scheme holds no
+    `:`, so a match uses the first `://` after its start); elsewhere the engine would test every
+    position of the text."""
+    compiled = re.compile(pattern)
+    if kind != "credential URI":
+        yield from compiled.finditer(text)
+        return
+    match_at = compiled.match
+    position = 0
+    while True:
+        found = text.find("://", position)
+        if found < 0:
+            return
+        for start in range(max(position, found - _URI_SCHEME_MAX), found - 1):
+            match = match_at(text, start)
+            if match is not None:
+                yield match
+                position = match.end()
+                break
+        else:
+            position = found + 1
+
+
 def _match_secrets(text: str, present: Set[str]) -> List[SecretHit]:
-    line_starts: Optional[List[int]] = None
     hits: List[SecretHit] = []
     taken: List[Tuple[int, int]] = []
     for kind, pattern in SECRET_PATTERNS:
         if kind not in present:
             continue
-        for match in re.finditer(pattern, text):
+        for match in _secret_matches(kind, pattern, text):
             start, end = match.span()
             if any(start < e and s < end for s, e in taken):
                 continue
@@ -845,10 +886,8 @@ def _match_secrets(text: str, present: Set[str]) -> List[SecretHit]:
                 if _looks_like_placeholder(password) or password in ("password", "pass", "***"):
                     continue
             taken.append((start, end))
-            if line_starts is None:
-                line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-            line = bisect.bisect_right(line_starts, start) - 1
-            column = start - line_starts[line]
+            line = text.count("\n", 0, start)
+            column = start - (text.rfind("\n", 0, start) + 1)
             hits.append(SecretHit(kind, line, column, column + (end - start)))
     hits.sort(key=lambda h: (h.line, h.start))
     return hits
