@@ -362,6 +362,8 @@ def plan_fixes(space: Workspace) -> List[autofix.Plan]:
     index_path = os.path.join(space.vault.root, rules.INDEX_NAME)
     index_requested = False
     for path, findings in sorted(space.findings.items()):
+        if not any(f.code in autofix.FIXABLE for f in findings):
+            continue
         kept = {f.code for f, _level in apply_policy(findings, space.policy)}
         if path == index_path and autofix.INDEX_FIX in kept:
             index_requested = True

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import echoes_vault as rules
@@ -433,4 +434,15 @@ def diagnose_vault(vault: Vault) -> Dict[str, List[Finding]]:
 
 def apply_policy(findings: Sequence[Finding], policy: Policy) -> List[Tuple[Finding, str]]:
     """Drop findings the policy turns off; attach each kept finding's severity."""
-    return [(f, policy.level(f.code)) for f in findings if policy.keeps(f.code)]
+    decided = []
+    for finding in findings:
+        level = _reported_level(policy, finding.code)
+        if level is not None:
+            decided.append((finding, level))
+    return decided
+
+
+@lru_cache(maxsize=1024)
+def _reported_level(policy: Policy, code: str) -> Optional[str]:
+    """The severity a code is reported at under a policy, or None when it is not reported."""
+    return policy.level(code) if policy.keeps(code) else None

@@ -97,7 +97,7 @@ def _deal(vault: Vault, files: Sequence[str], jobs: int) -> List[List[str]]:
     the index, which needs every page's facts: the processes meet after parsing, so both halves
     of the work (before and after that meeting) are balanced on their own."""
     pages = sorted(path for path in files if _is_page(vault, path))
-    if jobs < 2 or len(pages) < jobs:
+    if jobs < 2 or len(pages) < jobs or not hasattr(os, "fork"):
         return [list(files)]
     index = [path for path in files if vault.entries[path].kind == INDEX]
     rest = [path for path in files if not _is_page(vault, path) and path not in index]

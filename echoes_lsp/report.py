@@ -12,6 +12,7 @@ import os
 import sys
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import IO, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import __version__
@@ -124,19 +125,16 @@ class Report:
 def display_path(path: str, cwd: Optional[str] = None) -> str:
     """A path relative to the working directory when it lies below it, with `/` separators."""
     base = cwd or os.getcwd()
-    if (
-        os.path.isabs(path)
-        and os.path.isabs(base)
-        and path.startswith(base.rstrip(os.sep) + os.sep)
-    ):
+    prefix = _normal_prefix(base)
+    if prefix is not None and path.startswith(prefix):
         # Below the directory and already normal: what `relpath` gives, without its work.
-        tail = path[len(base.rstrip(os.sep)) + 1 :]
-        parts = tail.split(os.sep)
+        tail = path[len(prefix) :]
+        wrapped = os.sep + tail + os.sep
         if (
-            base == os.path.normpath(base)
-            and "" not in parts
-            and "." not in parts
-            and ".." not in parts
+            tail
+            and os.sep + os.sep not in wrapped
+            and f"{os.sep}.{os.sep}" not in wrapped
+            and f"{os.sep}..{os.sep}" not in wrapped
             and (os.altsep is None or os.altsep not in tail)
         ):
             return tail.replace(os.sep, "/")
@@ -147,6 +145,14 @@ def display_path(path: str, cwd: Optional[str] = None) -> str:
     if rel.startswith(os.pardir + os.sep) or rel == os.pardir:
         return path
     return rel.replace(os.sep, "/")
+
+
+@lru_cache(maxsize=16)
+def _normal_prefix(base: str) -> Optional[str]:
+    """`base` and a separator when it is absolute and normal: paths starting with it lie below."""
+    if not os.path.isabs(base) or base != os.path.normpath(base):
+        return None
+    return base.rstrip(os.sep) + os.sep
 
 
 # -- terminal styling -----------------------------------------------------------------------------
