@@ -13,9 +13,21 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
 import echoes_vault as rules
 
@@ -73,11 +85,11 @@ class Face:
     blocks: frozenset
 
 
-@dataclass
 class Entry:
-    path: str
-    rel: str
-    kind: str
+    """One file of the vault. The class attributes are the defaults of what parsing fills in, so
+    that listing a large vault creates small objects quickly; each instance gets its own values
+    when it is parsed."""
+
     symlink: bool = False
     parsed: bool = False
     stem: str = ""
@@ -85,8 +97,8 @@ class Entry:
     info: Optional[rules.PageInfo] = None
     structure: Optional[Structure] = None
     read_error: Optional[str] = None
-    secrets: List[rules.SecretHit] = field(default_factory=list)
-    conflicts: List[rules.Problem] = field(default_factory=list)
+    secrets: Sequence[rules.SecretHit] = ()
+    conflicts: Sequence[rules.Problem] = ()
     # A page parsed by another process of a parallel check (see `Vault.adopt`), and the stem of
     # its replacement (its first link to another page) as that process found it.
     adopted: bool = False
@@ -97,7 +109,17 @@ class Entry:
     text_hash: Optional[str] = None
     stamp: Optional[Tuple[int, int]] = None
     ascii: bool = True
-    _deprecated: Optional[Tuple[object, bool]] = field(default=None, repr=False, compare=False)
+    _deprecated: Optional[Tuple[object, bool]] = None
+
+    def __init__(self, path: str, rel: str, kind: str, symlink: bool = False) -> None:
+        self.path = path
+        self.rel = rel
+        self.kind = kind
+        if symlink:
+            self.symlink = True
+
+    def __repr__(self) -> str:
+        return f"Entry({self.rel!r}, {self.kind}, parsed={self.parsed})"
 
     @property
     def deprecated(self) -> bool:
