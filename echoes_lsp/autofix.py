@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import echoes_vault as rules
@@ -37,7 +36,6 @@ DESCRIPTIONS: Dict[str, str] = {
 MESSAGE_LIMIT = 300
 
 
-@dataclass
 class Plan:
     """One file's fix: the text read, the text to write, and why it cannot be applied (if so).
 
@@ -45,13 +43,26 @@ class Plan:
     fixes (`upsert` always refreshes the index), not a requested EV402 fix.
     """
 
-    path: str
-    codes: Tuple[str, ...]
-    old: str
-    new: str
-    expected: str
-    blocked: Optional[str] = None
-    index: bool = False
+    def __init__(
+        self,
+        path: str,
+        codes: Tuple[str, ...],
+        old: str,
+        new: str,
+        expected: str,
+        blocked: Optional[str] = None,
+        index: bool = False,
+    ) -> None:
+        self.path = path
+        self.codes = codes
+        self.old = old
+        self.new = new
+        self.expected = expected
+        self.blocked = blocked
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"Plan({self.path!r}, {self.codes!r}, blocked={self.blocked!r})"
 
 
 def _current_text(vault: Vault, path: str) -> Optional[str]:

@@ -12,7 +12,6 @@ import gc
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import echoes_vault as rules
@@ -131,14 +130,23 @@ def build_parser() -> argparse.ArgumentParser:
 # -- targets --------------------------------------------------------------------------------------
 
 
-@dataclass
 class Target:
     """What to check in one workspace."""
 
-    workspace: str
-    whole: bool = False
-    folders: List[str] = field(default_factory=list)
-    files: List[str] = field(default_factory=list)
+    def __init__(
+        self,
+        workspace: str,
+        whole: bool = False,
+        folders: Optional[List[str]] = None,
+        files: Optional[List[str]] = None,
+    ) -> None:
+        self.workspace = workspace
+        self.whole = whole
+        self.folders: List[str] = folders if folders is not None else []
+        self.files: List[str] = files if files is not None else []
+
+    def __repr__(self) -> str:
+        return f"Target({self.workspace!r}, whole={self.whole})"
 
 
 def _canonical(path: str) -> str:
@@ -242,17 +250,17 @@ def policy_of(config: CheckConfig) -> Policy:
     )
 
 
-@dataclass
 class Workspace:
     """One loaded vault and how to check it."""
 
-    target: Target
-    config: CheckConfig
-    vault: Vault
-    policy: Policy
-    files: List[str] = field(default_factory=list)
-    marker: bool = False
-    findings: Dict[str, List[Finding]] = field(default_factory=dict)
+    def __init__(self, target: Target, config: CheckConfig, vault: Vault, policy: Policy) -> None:
+        self.target = target
+        self.config = config
+        self.vault = vault
+        self.policy = policy
+        self.files: List[str] = []
+        self.marker = False
+        self.findings: Dict[str, List[Finding]] = {}
 
     def scope(self, notes: List[str]) -> None:
         """The vault files to diagnose; whether EV700 is reported."""

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Dict
+from typing import Dict, NamedTuple
 
 DOCS_URL = "https://github.com/echoes-lsp/echoes-lsp/blob/main/README.md"
 
@@ -16,8 +15,7 @@ SEVERITIES = (ERROR, WARNING, INFORMATION, HINT, OFF)
 SEVERITY_RANK = {HINT: 0, INFORMATION: 1, WARNING: 2, ERROR: 3}
 
 
-@dataclass(frozen=True)
-class Code:
+class Code(NamedTuple):
     code: str
     title: str
     severity: str

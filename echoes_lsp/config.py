@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from .codes import CODES, SEVERITIES
 
@@ -29,8 +28,7 @@ class ConfigError(Exception):
     """A configuration file is unreadable or holds a bad value (exit code 2)."""
 
 
-@dataclass(frozen=True)
-class CheckConfig:
+class CheckConfig(NamedTuple):
     """Settings for one workspace, with the source each key came from."""
 
     select: Tuple[str, ...] = ()
@@ -39,7 +37,7 @@ class CheckConfig:
     exclude: Tuple[str, ...] = ()
     severity: Tuple[Tuple[str, str], ...] = ()
     secrets: bool = True
-    sources: Tuple[str, ...] = field(default=(), compare=False)
+    sources: Tuple[str, ...] = ()
 
 
 def split_list(value: str) -> List[str]:

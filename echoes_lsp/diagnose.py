@@ -6,7 +6,6 @@ The server and `echoes-lsp check` both call `diagnose`, so they report the same 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -60,8 +59,7 @@ class Finding(NamedTuple):
         )
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     """Which codes are reported and how severe they are."""
 
     severity: Tuple[Tuple[str, str], ...] = ()

@@ -7,8 +7,7 @@ callers save the result through the runtime with a hash check.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 import echoes_vault as rules
 
@@ -127,8 +126,7 @@ def insert_missing_fields(text: str, stem: str = "") -> str:
     return "\n".join(lines[: fm.close_line] + new_lines + lines[fm.close_line :])
 
 
-@dataclass(frozen=True)
-class ConflictBlock:
+class ConflictBlock(NamedTuple):
     start: int
     base: Optional[int]
     separator: int

@@ -11,7 +11,6 @@ import json
 import os
 import sys
 import unicodedata
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import IO, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -87,8 +86,7 @@ class Diagnostic(NamedTuple):
         return (self.display, self.line, self.start, self.code)
 
 
-@dataclass
-class FixOutcome:
+class FixOutcome(NamedTuple):
     """What `--fix` did (or `--diff` would do) to one file."""
 
     path: str
@@ -98,15 +96,14 @@ class FixOutcome:
     message: str = ""
 
 
-@dataclass
-class Report:
-    diagnostics: List[Diagnostic]
+class Report(NamedTuple):
+    diagnostics: Sequence[Diagnostic]
     files_checked: int
     duration: float
     fail_on: str
-    notes: List[str] = field(default_factory=list)
-    fixes: List[FixOutcome] = field(default_factory=list)
-    workspaces: List[str] = field(default_factory=list)
+    notes: Sequence[str] = ()
+    fixes: Sequence[FixOutcome] = ()
+    workspaces: Sequence[str] = ()
 
     def counts(self) -> Dict[str, Dict[str, int]]:
         """severity → code → count."""

@@ -9,8 +9,7 @@ import json
 import os
 import stat
 import sys
-from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
 import echoes_vault as rules
 
@@ -28,8 +27,7 @@ class RuntimeFailure(Exception):
         self.exit_code = exit_code
 
 
-@dataclass
-class RuntimeCall:
+class RuntimeCall(NamedTuple):
     workspace: str
     python: Optional[str] = None
     timeout: float = 30.0

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import (
     Any,
@@ -75,8 +74,7 @@ def classify(rel: str) -> str:
     return OTHER_MD if is_md else OTHER
 
 
-@dataclass(frozen=True)
-class Face:
+class Face(NamedTuple):
     """What other pages can see of a page: a change here re-checks its backlinks."""
 
     deprecated: bool
@@ -167,8 +165,7 @@ class PageFacts(NamedTuple):
         )
 
 
-@dataclass
-class Marker:
+class Marker(NamedTuple):
     present: bool
     protocol: Optional[str]
     problem: Optional[str]
