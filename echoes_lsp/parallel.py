@@ -1,11 +1,12 @@
 """A whole-vault check split over processes.
 
 Parsing and diagnosing pages is pure Python, so one process uses one CPU. On a large vault the
-pages are dealt out in path order, so that the shares are alike, to the parent and forked
-workers. Each process parses its share; the processes then exchange every page's `PageFacts`
-(status, summary, problems, replacement: small) so that a link into any page, and the index, are
-diagnosed exactly as in a single process; then each diagnoses its share and the parent gathers
-the findings. A worker that fails costs only time: the parent diagnoses its share itself.
+parent forks workers, and every process claims runs of pages from a shared pipe and parses them
+until none are left (a faster process takes more). The processes then exchange every page's
+`PageFacts` (status, summary, problems, replacement: small) so that a link into any page, and the
+index, are diagnosed exactly as in a single process; each diagnoses the pages it parsed, the
+parent also the other files, and the parent gathers the findings. A worker that fails costs only
+time: the parent parses and diagnoses its pages itself.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ import sys
 from typing import IO, Callable, Dict, List, Optional, Sequence
 
 from .diagnose import Finding, diagnose, replacement
-from .vault import INDEX, PAGE, PageFacts, Vault
+from .vault import PAGE, PageFacts, Vault
 
 # Below this many pages the fork and the exchange cost more than they save.
 MIN_PAGES = 2000
 MAX_JOBS = 8
+RUN_PAGES = 64  # pages in one claim of work, at most
+MAX_RUNS = 1024  # tickets of 4 bytes: all of them fit any pipe's buffer at once
 
 Findings = Dict[str, List[Finding]]
 Facts = Dict[str, PageFacts]
@@ -42,14 +45,40 @@ def auto_jobs(pages: int) -> int:
 
 
 class _Worker:
-    """A forked worker as the parent sees it: its pid, its share and the two pipe ends."""
+    """A forked worker as the parent sees it: its pid, the pages it parsed, its pipe ends."""
 
-    def __init__(self, pid: int, share: List[str], results: IO[bytes], facts: IO[bytes]) -> None:
+    def __init__(self, pid: int, results: IO[bytes], facts: IO[bytes]) -> None:
         self.pid = pid
-        self.share = share
+        self.share: List[str] = []
         self.results = results
         self.facts = facts
         self.alive = True
+
+
+class _Runs:
+    """Runs of pages that the processes claim one at a time from a shared pipe, so that a faster
+    process parses more of them. The processes meet once every page is parsed; a process then
+    diagnoses the pages it parsed, so shares claimed this way keep both halves of the work, before
+    and after that meeting, balanced."""
+
+    def __init__(self, pages: List[str], jobs: int) -> None:
+        # about eight runs per process at least, so that the last claims even out the shares
+        size = max(1, min(RUN_PAGES, len(pages) // (8 * jobs)), -(-len(pages) // MAX_RUNS))
+        self.runs = [pages[at : at + size] for at in range(0, len(pages), size)]
+        self.claims, tickets = os.pipe()
+        try:
+            # every ticket is written before any process reads: the pipe holds them all
+            os.write(tickets, b"".join(n.to_bytes(4, "big") for n in range(len(self.runs))))
+        finally:
+            os.close(tickets)
+
+    def claim(self) -> Optional[List[str]]:
+        # A pipe hands each 4-byte ticket to exactly one reader; an empty, closed pipe ends.
+        ticket = os.read(self.claims, 4)
+        return self.runs[int.from_bytes(ticket, "big")] if len(ticket) == 4 else None
+
+    def close(self) -> None:
+        os.close(self.claims)
 
 
 def diagnose_files(
@@ -60,22 +89,22 @@ def diagnose_files(
 ) -> Findings:
     """Findings of `files` (those with any), the same as diagnosing them one by one here, using
     up to `jobs` processes. `progress` hears how many files are done."""
-    shares = _deal(vault, files, jobs)
-    if len(shares) < 2:
+    pages = sorted(path for path in files if _is_page(vault, path))
+    if jobs < 2 or len(pages) < jobs or not hasattr(os, "fork"):
         return _diagnose(vault, files, progress)
+    rest = [path for path in files if not _is_page(vault, path)]
     sys.stdout.flush()
     sys.stderr.flush()
+    runs = _Runs(pages, jobs)
     workers: List[_Worker] = []
-    kept = list(shares[0])
-    for share in shares[1:]:
-        worker = _spawn(vault, share, workers)
-        if worker is None:
-            kept.extend(share)
-        else:
-            workers.append(worker)
     try:
-        findings = _lead(vault, kept, workers, progress)
+        for _ in range(jobs - 1):
+            worker = _spawn(vault, runs, workers)
+            if worker is not None:
+                workers.append(worker)
+        findings = _lead(vault, pages, rest, runs, workers, progress)
     finally:
+        runs.close()
         for worker in workers:
             for stream in (worker.results, worker.facts):
                 try:
@@ -89,22 +118,6 @@ def diagnose_files(
     if progress is not None:
         progress(len(files))
     return {path: findings[path] for path in files if path in findings}
-
-
-def _deal(vault: Vault, files: Sequence[str], jobs: int) -> List[List[str]]:
-    """The parent's share first. Pages are dealt in turn, in path order. The parent also keeps
-    the other files (cheap to parse, and nobody needs their facts), and the last worker checks
-    the index, which needs every page's facts: the processes meet after parsing, so both halves
-    of the work (before and after that meeting) are balanced on their own."""
-    pages = sorted(path for path in files if _is_page(vault, path))
-    if jobs < 2 or len(pages) < jobs or not hasattr(os, "fork"):
-        return [list(files)]
-    index = [path for path in files if vault.entries[path].kind == INDEX]
-    rest = [path for path in files if not _is_page(vault, path) and path not in index]
-    shares = [pages[number::jobs] for number in range(jobs)]
-    shares[0].extend(rest)
-    shares[-1].extend(index)
-    return shares
 
 
 def _is_page(vault: Vault, path: str) -> bool:
@@ -125,10 +138,10 @@ def _diagnose(
     return findings
 
 
-def _parse(vault: Vault, share: Sequence[str]) -> Facts:
-    """Parse a share (everything but the exchange needs); the facts of its pages."""
+def _parse(vault: Vault, files: Sequence[str]) -> Facts:
+    """Parse files (everything but the exchange needs); the facts of the pages among them."""
     facts: Facts = {}
-    for path in share:
+    for path in files:
         entry = vault.ensure(vault.entries[path])
         if _is_page(vault, path):
             named = replacement(vault, entry) if entry.deprecated else None
@@ -136,7 +149,16 @@ def _parse(vault: Vault, share: Sequence[str]) -> Facts:
     return facts
 
 
-def _spawn(vault: Vault, share: List[str], earlier: Sequence[_Worker]) -> Optional[_Worker]:
+def _parse_claimed(vault: Vault, runs: _Runs) -> Facts:
+    facts: Facts = {}
+    while True:
+        run = runs.claim()
+        if run is None:
+            return facts
+        facts.update(_parse(vault, run))
+
+
+def _spawn(vault: Vault, runs: _Runs, earlier: Sequence[_Worker]) -> Optional[_Worker]:
     try:
         results_read, results_write = os.pipe()
         facts_read, facts_write = os.pipe()
@@ -158,22 +180,23 @@ def _spawn(vault: Vault, share: List[str], earlier: Sequence[_Worker]) -> Option
                 other.results.close()
                 other.facts.close()
             with os.fdopen(results_write, "wb") as out, os.fdopen(facts_read, "rb") as into:
-                _work(vault, share, out, into)
+                _work(vault, runs, out, into)
             status = 0
         finally:
             os._exit(status)
     os.close(results_write)
     os.close(facts_read)
-    return _Worker(pid, share, os.fdopen(results_read, "rb"), os.fdopen(facts_write, "wb"))
+    return _Worker(pid, os.fdopen(results_read, "rb"), os.fdopen(facts_write, "wb"))
 
 
-def _work(vault: Vault, share: List[str], out: IO[bytes], into: IO[bytes]) -> None:
-    """A worker's whole job: parse its pages, trade facts, diagnose its share, report."""
-    _send(out, _parse(vault, share))
+def _work(vault: Vault, runs: _Runs, out: IO[bytes], into: IO[bytes]) -> None:
+    """A worker's whole job: parse the runs it claims, trade facts, diagnose them, report."""
+    mine = _parse_claimed(vault, runs)
+    _send(out, mine)
     foreign: Facts = pickle.load(into)
     for path, facts in foreign.items():
         vault.adopt(path, facts)
-    _send(out, _diagnose(vault, share))
+    _send(out, _diagnose(vault, list(mine)))
 
 
 def _send(stream: IO[bytes], value: object) -> None:
@@ -183,19 +206,27 @@ def _send(stream: IO[bytes], value: object) -> None:
 
 def _lead(
     vault: Vault,
-    kept: List[str],
+    pages: List[str],
+    rest: List[str],
+    runs: _Runs,
     workers: List[_Worker],
     progress: Optional[Callable[[int], None]],
 ) -> Findings:
-    """The parent's side: its share, the exchange, and the gathering of the workers' findings."""
-    facts = _parse(vault, kept)
+    """The parent's side: the other files, the runs it claims, the exchange, the gathering."""
+    _parse(vault, rest)
+    facts = _parse_claimed(vault, runs)
+    kept = rest + list(facts)
     for worker in workers:
         try:
-            facts.update(pickle.load(worker.results))
-        except Exception:  # the worker died or sent garbage: its share is done here
+            theirs: Facts = pickle.load(worker.results)
+        except Exception:  # the worker died or sent garbage: what it claimed is done here
             worker.alive = False
-            kept.extend(worker.share)
-            facts.update(_parse(vault, worker.share))
+            continue
+        worker.share = list(theirs)
+        facts.update(theirs)
+    unclaimed = [path for path in pages if path not in facts]
+    facts.update(_parse(vault, unclaimed))
+    kept.extend(unclaimed)
     for worker in workers:
         if not worker.alive:
             continue
@@ -205,12 +236,12 @@ def _lead(
             worker.facts.close()
         except OSError:
             worker.alive = False
-            kept.extend(worker.share)
-    for worker in workers:
-        if worker.alive:
             for path in worker.share:
-                if path in facts:
-                    vault.adopt(path, facts[path])
+                vault.reparse(path)
+            kept.extend(worker.share)
+            continue
+        for path in worker.share:
+            vault.adopt(path, facts[path])
     findings = _diagnose(vault, kept, progress)
     for worker in workers:
         if not worker.alive:
@@ -219,7 +250,6 @@ def _lead(
             findings.update(pickle.load(worker.results))
         except Exception:  # died after the exchange: its share is diagnosed here after all
             for path in worker.share:
-                if path in facts:
-                    vault.reparse(path)
+                vault.reparse(path)
             findings.update(_diagnose(vault, worker.share))
     return findings

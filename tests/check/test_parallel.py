@@ -103,6 +103,20 @@ def test_a_failing_worker_costs_time_not_findings(
     assert findings_of(root, 3) == expected
 
 
+def test_pages_claimed_by_a_worker_that_dies_are_still_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = mixed_vault(tmp_path / "w", pages=40)
+    expected = findings_of(root, 1)
+
+    def claims_then_dies(_vault: Vault, runs: Any, *_streams: object) -> None:
+        assert runs.claim() is not None  # in the forked worker: the run is taken, then lost
+        raise RuntimeError("worker failure")
+
+    monkeypatch.setattr(parallel, "_work", claims_then_dies)
+    assert findings_of(root, 2) == expected
+
+
 def test_a_worker_that_dies_after_the_exchange_is_replaced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
