@@ -91,6 +91,16 @@ def test_s12_1_errors_exit_2_with_json_on_stderr(rt: Runtime, tmp_path: Path) ->
     rt.fail("protocol", workspace=str(tmp_path / "nope"), code="usage")
 
 
+def test_s12_1_an_error_is_one_line_whatever_it_quotes(rt: Runtime) -> None:
+    for odd in ("\x85", "\u2028", "\u2029", "a\nb"):
+        result = rt.run("protocol", "extra" + odd)  # quoted as it is
+        assert result.code == 2
+        lines = result.stderr.splitlines()  # splits on every Unicode line break
+        assert len(lines) == 1, lines
+        error = json.loads(lines[0])
+        assert error["code"] == "usage" and odd in error["error"]
+
+
 def test_s12_1_help_is_not_an_error(rt: Runtime) -> None:
     result = rt.run("--help")
     assert result.code == 0 and "upsert" in result.stdout
