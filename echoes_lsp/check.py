@@ -341,24 +341,31 @@ def to_diagnostics(
     for path, findings in chosen:
         shown = display_path(path, cwd)
         for finding, level in apply_policy(findings, space.policy):
-            related = tuple(
-                RelatedSpot(r.path, display_path(r.path, cwd), r.line, r.start, r.end, r.message)
-                for r in finding.related
+            related = (
+                tuple(
+                    RelatedSpot(
+                        r.path, display_path(r.path, cwd), r.line, r.start, r.end, r.message
+                    )
+                    for r in finding.related
+                )
+                if finding.related
+                else ()
             )
+            # positional, in field order: thousands are made for a large vault
             out.append(
                 Diagnostic(
-                    path=path,
-                    display=shown,
-                    code=finding.code,
-                    severity=level,
-                    message=finding.message,
-                    line=finding.line,
-                    start=finding.start,
-                    end_line=finding.end_line,
-                    end=finding.end,
-                    related=related,
-                    fix=fix_notes.get((path, finding.code)),
-                    blocking=SEVERITY_RANK[level] >= fail_rank,
+                    path,
+                    shown,
+                    finding.code,
+                    level,
+                    finding.message,
+                    finding.line,
+                    finding.start,
+                    finding.end_line,
+                    finding.end,
+                    related,
+                    fix_notes.get((path, finding.code)) if fix_notes else None,
+                    SEVERITY_RANK[level] >= fail_rank,
                 )
             )
     return out

@@ -266,15 +266,19 @@ def parse_frontmatter(lines: Sequence[str]) -> Optional[Frontmatter]:
     fields: Dict[str, Field] = {}
     problems: List[Problem] = []
     last: Optional[Field] = None
+    key_line = KEY_LINE.match
     for number in range(open_line + 1, len(lines)):
         line = lines[number]
         stripped = line.rstrip()
         if stripped == FENCE:
             close_line = number
             break
-        if not stripped.strip() or stripped.lstrip().startswith("#"):
+        if not stripped:
             continue
-        if line[0] in " \t" or stripped.startswith("- ") or stripped == "-":
+        first = stripped[0]
+        if first == "#" or (first in " \t" and stripped.lstrip()[0] == "#"):
+            continue  # a comment
+        if first in " \t" or (first == "-" and (len(stripped) == 1 or stripped[1] == " ")):
             if last is None:
                 problems.append(
                     Problem("EV102", "indented line before any key", number, 0, number, len(line))
@@ -282,7 +286,7 @@ def parse_frontmatter(lines: Sequence[str]) -> Optional[Frontmatter]:
             else:
                 last.continuation.append(number)
             continue
-        match = KEY_LINE.match(stripped)
+        match = key_line(stripped)
         if match is None:
             problems.append(
                 Problem(
@@ -297,10 +301,8 @@ def parse_frontmatter(lines: Sequence[str]) -> Optional[Frontmatter]:
             )
             last = None
             continue
-        key = match.group(1)
-        current = Field(key, match.group(2), number, 0, match.start(2), len(stripped))
-        if current.value_start == current.value_end:
-            current.value_start = current.value_end = len(stripped)
+        key, raw = match.groups()
+        current = Field(key, raw, number, 0, match.start(2), len(stripped))
         if key in fields:
             first = fields[key].line
             problems.append(
@@ -475,14 +477,14 @@ def _required_scalar(
     return value
 
 
-_HEAD_LINES = 48
+_HEAD_LINES = 16  # frontmatter blocks are short; a longer one costs a second split
 
 
 def analyze_page(text: str) -> PageInfo:
     """Apply the page contract (spec 7.2, 7.3, 16) to a page's decoded text."""
     # Only the frontmatter needs line structure, so a long page is first split just far enough
     # to find it; the whole text is split only when the block does not close early.
-    lines = text.split("\n", _HEAD_LINES) if len(text) > 2048 else split_lines(text)
+    lines = text.split("\n", _HEAD_LINES) if len(text) > 1024 else split_lines(text)
     partial = len(lines) > _HEAD_LINES
     if partial:
         lines.pop()
