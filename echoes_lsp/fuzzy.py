@@ -227,7 +227,9 @@ class NameIndex:
                         scores[index] = value
                 continue
             found = 0
-            for offset, index in self._walk(re.escape(variant), self.blob):
+            # a look-ahead finds overlapping occurrences too (`--` twice in `a---`): the later
+            # one may begin a word and score higher
+            for offset, index in self._walk(f"(?={re.escape(variant)})", self.blob):
                 position = offset - self.starts[index]
                 if position == 0:
                     continue
