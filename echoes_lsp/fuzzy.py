@@ -139,6 +139,15 @@ class Matcher:
         return self.summary(summary)
 
 
+def _overlapping(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """Every match of a literal pattern, overlapping ones included. A search for a literal runs
+    at the regex engine's fast prefix speed, which a zero-width look-ahead would not."""
+    match = pattern.search(text)
+    while match is not None:
+        yield match
+        match = pattern.search(text, match.start() + 1)
+
+
 def _starts(items: Sequence[str]) -> List[int]:
     starts = []
     offset = 0
@@ -227,9 +236,10 @@ class NameIndex:
                         scores[index] = value
                 continue
             found = 0
-            # a look-ahead finds overlapping occurrences too (`--` twice in `a---`): the later
-            # one may begin a word and score higher
-            for offset, index in self._walk(f"(?={re.escape(variant)})", self.blob):
+            # Occurrences of a query that can overlap itself (`--` twice in `a---`) are all
+            # found: the later one may begin a word and score higher.
+            overlaps = any(variant[:k] == variant[-k:] for k in range(1, len(variant)))
+            for offset, index in self._walk(re.escape(variant), self.blob, overlaps):
                 position = offset - self.starts[index]
                 if position == 0:
                     continue
@@ -273,13 +283,18 @@ class NameIndex:
         more = len(packed) > limit or skipped
         return [(key // _SCALE, top - key % _SCALE) for key in best], more
 
-    def _walk(self, pattern: str, blob: str) -> Iterator[Tuple[int, int]]:
+    def _walk(
+        self, pattern: str, blob: str, overlapping: bool = False
+    ) -> Iterator[Tuple[int, int]]:
         """(offset, name index) of each match; matches come in text order, so the name holding
-        each is found by walking forward."""
+        each is found by walking forward. `overlapping` also finds matches that begin inside
+        an earlier one (each search resumes one character after the last match began)."""
         starts = self.starts
         last = len(starts) - 1
         index = 0
-        for match in re.finditer(pattern, blob):
+        for match in (
+            _overlapping(re.compile(pattern), blob) if overlapping else re.finditer(pattern, blob)
+        ):
             offset = match.start()
             while index < last and starts[index + 1] <= offset:
                 index += 1

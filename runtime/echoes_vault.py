@@ -275,10 +275,10 @@ def parse_frontmatter(lines: Sequence[str]) -> Optional[Frontmatter]:
             break
         if not stripped:
             continue
-        first = stripped[0]
-        if first == "#" or (first in " \t" and stripped.lstrip()[0] == "#"):
+        lead = stripped[0]
+        if lead == "#" or (lead in " \t" and stripped.lstrip()[0] == "#"):
             continue  # a comment
-        if first in " \t" or (first == "-" and (len(stripped) == 1 or stripped[1] == " ")):
+        if lead in " \t" or (lead == "-" and (len(stripped) == 1 or stripped[1] == " ")):
             if last is None:
                 problems.append(
                     Problem("EV102", "indented line before any key", number, 0, number, len(line))
