@@ -1583,20 +1583,17 @@ def state_health(ws: Workspace) -> Dict[str, Any]:
 
 
 class PageRecord:
-    """What the index and health need from one file in `pages/`."""
+    """What the index and health need from one file in `pages/`. The class attributes are the
+    defaults, so a record of an unchanged page (most of them, from the page cache) is made with a
+    few assignments: a write command makes one for every page."""
 
-    __slots__ = (
-        "conflict",
-        "deprecated",
-        "errors",
-        "info",
-        "key",
-        "name",
-        "row",
-        "stat",
-        "stem",
-        "text",
-    )
+    row: Optional[str] = None
+    deprecated = False
+    errors: Sequence[str] = ()
+    conflict = False
+    stat: Optional[os.stat_result] = None
+    text: Optional[str] = None
+    info: Optional[PageInfo] = None
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -1607,13 +1604,6 @@ class PageRecord:
         else:
             self.stem = nfc(stem)
             self.key = page_key(self.stem)
-        self.row: Optional[str] = None
-        self.deprecated = False
-        self.errors: List[str] = []
-        self.conflict = False
-        self.stat: Optional[os.stat_result] = None
-        self.text: Optional[str] = None
-        self.info: Optional[PageInfo] = None
 
     @property
     def valid(self) -> bool:
@@ -1622,14 +1612,15 @@ class PageRecord:
     def apply_text(self, text: str) -> None:
         info = analyze_page(text)
         self.info = info
-        self.errors = [p.describe() for p in info.problems]
+        errors = [p.describe() for p in info.problems]
         self.conflict = any(p.code == "EV400" for p in info.problems)
         self.deprecated = info.deprecated
         self.row = info.index_summary() if info.valid else None
         name_problem = index_name_problem(self.name)
         if name_problem:
-            self.errors.insert(0, f"EV500: {name_problem}")
+            errors.insert(0, f"EV500: {name_problem}")
             self.row = None
+        self.errors = errors
 
 
 def _is_page_name(name: str) -> bool:
@@ -1713,7 +1704,7 @@ class IndexCache:
             info.st_ino,
             record.row,
             int(record.deprecated),
-            record.errors,
+            list(record.errors),
             int(record.conflict),
         )
         if self.get(record.name) != entry:
