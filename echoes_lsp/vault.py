@@ -471,7 +471,8 @@ class Vault:
             if rules.may_hold_conflict_markers(text):
                 entry.conflicts = rules.find_conflict_markers(text.split("\n"))
             if entry.kind in (DAILY, LEGACY_DAILY):
-                entry.structure = scan(text)
+                # a batch check locates a daily entry's links only when one needs a diagnostic
+                entry.structure = Structure.deferred(text) if self.lean else scan(text)
         if not self.lean:
             self._link(entry)
 
