@@ -4,9 +4,9 @@ Parsing and diagnosing pages is pure Python, so one process uses one CPU. On a l
 parent forks workers, and every process claims runs of pages from a shared pipe and parses them
 until none are left (a faster process takes more). The processes then exchange every page's
 `PageFacts` (status, summary, problems, replacement: small) so that a link into any page, and the
-index, are diagnosed exactly as in a single process; each diagnoses the pages it parsed, the
-parent also the other files, and the parent gathers the findings. A worker that fails costs only
-time: the parent parses and diagnoses its pages itself.
+index, are diagnosed exactly as in a single process; each diagnoses the pages it parsed, then
+claims the other files (the index first) from a second pipe, and the parent gathers the findings.
+A worker that fails costs only time: the parent parses and diagnoses what it had taken.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 from typing import IO, Callable, Dict, List, Optional, Sequence
 
 from .diagnose import Finding, diagnose, replacement
-from .vault import PAGE, PageFacts, Vault
+from .vault import INDEX, PAGE, PageFacts, Vault
 
 # Below this many pages the fork and the exchange cost more than they save.
 MIN_PAGES = 2000
@@ -56,15 +56,17 @@ class _Worker:
 
 
 class _Runs:
-    """Runs of pages that the processes claim one at a time from a shared pipe, so that a faster
-    process parses more of them. The processes meet once every page is parsed; a process then
-    diagnoses the pages it parsed, so shares claimed this way keep both halves of the work, before
-    and after that meeting, balanced."""
+    """Runs of files that the processes claim one at a time from a shared pipe, so that a faster
+    process takes more of them. Pages are claimed to be parsed: the processes meet once every
+    page is parsed, and each then diagnoses the pages it parsed, so shares claimed this way keep
+    the work before and after that meeting balanced. The other files are claimed afterwards, to
+    be read and diagnosed by whichever process is free, the index (the largest task) first."""
 
-    def __init__(self, pages: List[str], jobs: int) -> None:
+    def __init__(self, files: List[str], jobs: int, first: Sequence[str] = ()) -> None:
         # about eight runs per process at least, so that the last claims even out the shares
-        size = max(1, min(RUN_PAGES, len(pages) // (8 * jobs)), -(-len(pages) // MAX_RUNS))
-        self.runs = [pages[at : at + size] for at in range(0, len(pages), size)]
+        size = max(1, min(RUN_PAGES, len(files) // (8 * jobs)), -(-len(files) // MAX_RUNS))
+        self.runs = [[path] for path in first]
+        self.runs += [files[at : at + size] for at in range(0, len(files), size)]
         self.claims, tickets = os.pipe()
         try:
             # every ticket is written before any process reads: the pipe holds them all
@@ -93,18 +95,21 @@ def diagnose_files(
     if jobs < 2 or len(pages) < jobs or not hasattr(os, "fork"):
         return _diagnose(vault, files, progress)
     rest = [path for path in files if not _is_page(vault, path)]
+    index = [path for path in rest if vault.entries[path].kind == INDEX]
     sys.stdout.flush()
     sys.stderr.flush()
     runs = _Runs(pages, jobs)
+    others = _Runs([path for path in rest if path not in index], jobs, first=index)
     workers: List[_Worker] = []
     try:
         for _ in range(jobs - 1):
-            worker = _spawn(vault, runs, workers)
+            worker = _spawn(vault, runs, others, workers)
             if worker is not None:
                 workers.append(worker)
-        findings = _lead(vault, pages, rest, runs, workers, progress)
+        findings = _lead(vault, pages, rest, runs, others, workers, progress)
     finally:
         runs.close()
+        others.close()
         for worker in workers:
             for stream in (worker.results, worker.facts):
                 try:
@@ -139,13 +144,12 @@ def _diagnose(
 
 
 def _parse(vault: Vault, files: Sequence[str]) -> Facts:
-    """Parse files (everything but the exchange needs); the facts of the pages among them."""
+    """Parse pages; their facts for the other processes."""
     facts: Facts = {}
     for path in files:
         entry = vault.ensure(vault.entries[path])
-        if _is_page(vault, path):
-            named = replacement(vault, entry) if entry.deprecated else None
-            facts[path] = PageFacts.of(entry, named.stem if named else None)
+        named = replacement(vault, entry) if entry.deprecated else None
+        facts[path] = PageFacts.of(entry, named.stem if named else None)
     return facts
 
 
@@ -158,7 +162,20 @@ def _parse_claimed(vault: Vault, runs: _Runs) -> Facts:
         facts.update(_parse(vault, run))
 
 
-def _spawn(vault: Vault, runs: _Runs, earlier: Sequence[_Worker]) -> Optional[_Worker]:
+def _diagnose_claimed(vault: Vault, others: _Runs, findings: Findings) -> List[str]:
+    """Diagnose the runs of other files this process claims; the files it diagnosed."""
+    done: List[str] = []
+    while True:
+        run = others.claim()
+        if run is None:
+            return done
+        findings.update(_diagnose(vault, run))
+        done.extend(run)
+
+
+def _spawn(
+    vault: Vault, runs: _Runs, others: _Runs, earlier: Sequence[_Worker]
+) -> Optional[_Worker]:
     try:
         results_read, results_write = os.pipe()
         facts_read, facts_write = os.pipe()
@@ -180,7 +197,7 @@ def _spawn(vault: Vault, runs: _Runs, earlier: Sequence[_Worker]) -> Optional[_W
                 other.results.close()
                 other.facts.close()
             with os.fdopen(results_write, "wb") as out, os.fdopen(facts_read, "rb") as into:
-                _work(vault, runs, out, into)
+                _work(vault, runs, others, out, into)
             status = 0
         finally:
             os._exit(status)
@@ -189,14 +206,17 @@ def _spawn(vault: Vault, runs: _Runs, earlier: Sequence[_Worker]) -> Optional[_W
     return _Worker(pid, os.fdopen(results_read, "rb"), os.fdopen(facts_write, "wb"))
 
 
-def _work(vault: Vault, runs: _Runs, out: IO[bytes], into: IO[bytes]) -> None:
-    """A worker's whole job: parse the runs it claims, trade facts, diagnose them, report."""
+def _work(vault: Vault, runs: _Runs, others: _Runs, out: IO[bytes], into: IO[bytes]) -> None:
+    """A worker's whole job: parse the pages it claims, trade facts, diagnose those pages and
+    the other files it claims, report the findings and the other files it diagnosed."""
     mine = _parse_claimed(vault, runs)
     _send(out, mine)
     foreign: Facts = pickle.load(into)
     for path, facts in foreign.items():
         vault.adopt(path, facts)
-    _send(out, _diagnose(vault, list(mine)))
+    findings = _diagnose(vault, list(mine))
+    done = _diagnose_claimed(vault, others, findings)
+    _send(out, (findings, done))
 
 
 def _send(stream: IO[bytes], value: object) -> None:
@@ -209,13 +229,13 @@ def _lead(
     pages: List[str],
     rest: List[str],
     runs: _Runs,
+    others: _Runs,
     workers: List[_Worker],
     progress: Optional[Callable[[int], None]],
 ) -> Findings:
-    """The parent's side: the other files, the runs it claims, the exchange, the gathering."""
-    _parse(vault, rest)
+    """The parent's side: the pages it claims, the exchange, its diagnoses, the gathering."""
     facts = _parse_claimed(vault, runs)
-    kept = rest + list(facts)
+    kept = list(facts)
     for worker in workers:
         try:
             theirs: Facts = pickle.load(worker.results)
@@ -243,13 +263,20 @@ def _lead(
         for path in worker.share:
             vault.adopt(path, facts[path])
     findings = _diagnose(vault, kept, progress)
+    done = set(_diagnose_claimed(vault, others, findings))
     for worker in workers:
         if not worker.alive:
             continue
         try:
-            findings.update(pickle.load(worker.results))
-        except Exception:  # died after the exchange: its share is diagnosed here after all
+            theirs_found, theirs_done = pickle.load(worker.results)
+        except Exception:  # died after the exchange: its pages are diagnosed here after all
+            worker.alive = False
             for path in worker.share:
                 vault.reparse(path)
             findings.update(_diagnose(vault, worker.share))
+            continue
+        findings.update(theirs_found)
+        done.update(theirs_done)
+    # other files claimed by a worker that died were never reported: diagnose them here
+    findings.update(_diagnose(vault, [path for path in rest if path not in done]))
     return findings

@@ -117,6 +117,25 @@ def test_pages_claimed_by_a_worker_that_dies_are_still_checked(
     assert findings_of(root, 2) == expected
 
 
+def test_other_files_claimed_by_a_worker_that_dies_are_still_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = mixed_vault(tmp_path / "w", pages=40, valid=True)  # the stale index has a finding
+    expected = findings_of(root, 1)
+    assert any(path.endswith("index.md") for path in expected)
+    real = parallel._diagnose_claimed
+
+    def claims_then_dies(vault: Vault, others: Any, findings: Any) -> Any:
+        if os.getpid() != parent:
+            assert others.claim() is not None  # the index, taken and then lost
+            os._exit(3)
+        return real(vault, others, findings)
+
+    parent = os.getpid()
+    monkeypatch.setattr(parallel, "_diagnose_claimed", claims_then_dies)
+    assert findings_of(root, 2) == expected
+
+
 def test_a_worker_that_dies_after_the_exchange_is_replaced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
