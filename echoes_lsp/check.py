@@ -469,8 +469,11 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError("--watch cannot be combined with --fix or --diff")
     if args.watch and args.format in ("sarif", "github"):
         raise UsageError("--watch prints text, concise or json reports")
-    if args.jobs < 0:
-        raise UsageError("--jobs must be 0 (automatic) or a number of processes")
+    if not 0 <= args.jobs <= parallel.MAX_EXPLICIT_JOBS:
+        raise UsageError(
+            f"--jobs must be 0 (automatic) or a number of processes up to "
+            f"{parallel.MAX_EXPLICIT_JOBS}"
+        )
     if not 0.05 <= args.poll_interval <= 60:
         raise UsageError("--poll-interval must be between 0.05 and 60 seconds")
 

@@ -21,7 +21,8 @@ from .vault import INDEX, PAGE, PageFacts, Vault
 
 # Below this many pages the fork and the exchange cost more than they save.
 MIN_PAGES = 2000
-MAX_JOBS = 8
+MAX_JOBS = 8  # chosen automatically, at most
+MAX_EXPLICIT_JOBS = 64  # asked for with --jobs, at most
 RUN_PAGES = 64  # pages in one claim of work, at most
 MAX_RUNS = 1024  # tickets of 4 bytes: all of them fit any pipe's buffer at once
 

@@ -166,6 +166,9 @@ def test_only_a_batch_model_adopts_pages_parsed_elsewhere(tmp_path: Path) -> Non
     assert diagnose(lean, page) == diagnose(vault, page)
 
 
-def test_jobs_must_not_be_negative(tmp_path: Path) -> None:
-    process = run_check("--jobs", "-1", ".", cwd=mixed_vault(tmp_path / "w", pages=2))
-    assert process.returncode == 2 and "--jobs" in process.stderr
+def test_jobs_must_be_a_sensible_number(tmp_path: Path) -> None:
+    root = mixed_vault(tmp_path / "w", pages=2)
+    for bad in ("-1", "65", "many"):
+        process = run_check("--jobs", bad, ".", cwd=root)
+        assert process.returncode == 2 and "--jobs" in process.stderr, bad
+    assert run_check("--jobs", "64", "--format", "concise", ".", cwd=root).returncode == 1
