@@ -299,24 +299,24 @@ def expected_index(vault: Vault) -> Optional[str]:
 
 
 def _build_index(vault: Vault) -> Optional[str]:
-    rows = []
-    entries = vault.entries
+    """The runtime's own index build over records of the pages' analyses; it stops at the
+    first page that blocks it, since any one does."""
+    records = []
     for paths in vault.by_key.values():
-        if len(paths) > 1:
-            paths = [path for path in paths if not entries[path].symlink]
-            if len(paths) > 1:
-                return None
         for path in paths:
-            entry = entries[path]
+            entry = vault.entries[path]
             if entry.symlink:
                 continue
+            record = rules.PageRecord(entry.rel.rsplit("/", 1)[-1])
             info = vault.ensure(entry).info
-            if info is None or info.problems:
+            if info is None:
+                return None  # unreadable
+            record.apply_info(info)
+            if record.errors:
                 return None
-            if rules.index_name_problem(entry.rel.rsplit("/", 1)[-1]) is not None:
-                return None
-            rows.append((entry.stem, info.index_summary()))
-    return rules.render_index(rows)
+            records.append(record)
+    text, _errors = rules.index_build(records)
+    return text
 
 
 def _index_findings(vault: Vault, entry: Entry) -> List[Finding]:

@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List
 
 import pytest
 
@@ -90,67 +90,42 @@ def findings_of(root: Path, jobs: int) -> Dict[str, Any]:
     return parallel.diagnose_files(vault, files, jobs)
 
 
-def test_a_failing_worker_costs_time_not_findings(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = mixed_vault(tmp_path / "w", pages=40)
-    expected = findings_of(root, 1)
+def fails_in_worker(real: Callable[..., Any], first: Callable[..., Any] = lambda *_: None) -> Any:
+    """`real` in the parent; in a forked worker, `first` and then a sudden exit."""
+    parent = os.getpid()
 
-    def broken(*_args: object) -> None:  # runs in the forked worker
-        raise RuntimeError("worker failure")
-
-    monkeypatch.setattr(parallel, "_work", broken)
-    assert findings_of(root, 3) == expected
-
-
-def test_pages_claimed_by_a_worker_that_dies_are_still_checked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = mixed_vault(tmp_path / "w", pages=40)
-    expected = findings_of(root, 1)
-
-    def claims_then_dies(_vault: Vault, runs: Any, *_streams: object) -> None:
-        assert runs.claim() is not None  # in the forked worker: the run is taken, then lost
-        raise RuntimeError("worker failure")
-
-    monkeypatch.setattr(parallel, "_work", claims_then_dies)
-    assert findings_of(root, 2) == expected
-
-
-def test_other_files_claimed_by_a_worker_that_dies_are_still_checked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = mixed_vault(tmp_path / "w", pages=40, valid=True)  # the stale index has a finding
-    expected = findings_of(root, 1)
-    assert any(path.endswith("index.md") for path in expected)
-    real = parallel._diagnose_claimed
-
-    def claims_then_dies(vault: Vault, others: Any, findings: Any) -> Any:
+    def wrapper(*args: Any) -> Any:
         if os.getpid() != parent:
-            assert others.claim() is not None  # the index, taken and then lost
+            first(*args)
             os._exit(3)
-        return real(vault, others, findings)
+        return real(*args)
 
-    parent = os.getpid()
-    monkeypatch.setattr(parallel, "_diagnose_claimed", claims_then_dies)
-    assert findings_of(root, 2) == expected
+    return wrapper
 
 
-def test_a_worker_that_dies_after_the_exchange_is_replaced(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def claims(queue: int) -> Callable[..., None]:
+    """Claim one run from the queue passed as argument `queue`: work taken, then lost."""
+    return lambda *args: args[queue].claim()
+
+
+@pytest.mark.parametrize(
+    ("stage", "first", "jobs"),
+    [
+        ("_work", lambda *_: None, 3),  # before claiming anything
+        ("_work", claims(1), 2),  # after claiming a run of pages
+        ("_diagnose_claimed", claims(1), 2),  # after claiming the index
+        ("_diagnose", lambda *_: None, 2),  # after the exchange, before reporting
+    ],
+    ids=["at-start", "after-claiming-pages", "after-claiming-the-index", "after-the-exchange"],
+)
+def test_a_worker_that_dies_costs_time_not_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stage: str, first: Any, jobs: int
 ) -> None:
-    root = mixed_vault(tmp_path / "w", pages=40)
+    root = mixed_vault(tmp_path / "w", pages=40, valid=True)
     expected = findings_of(root, 1)
-    real = parallel._diagnose
-
-    def dies_in_worker(vault: Vault, files: Any, progress: Any = None) -> Any:
-        if os.getpid() != parent:
-            os._exit(3)  # after sending its facts, before its findings
-        return real(vault, files, progress)
-
-    parent = os.getpid()
-    monkeypatch.setattr(parallel, "_diagnose", dies_in_worker)
-    assert findings_of(root, 2) == expected
+    assert any(path.endswith("index.md") for path in expected)  # the stale index counts too
+    monkeypatch.setattr(parallel, stage, fails_in_worker(getattr(parallel, stage), first))
+    assert findings_of(root, jobs) == expected
 
 
 def test_only_a_batch_model_adopts_pages_parsed_elsewhere(tmp_path: Path) -> None:

@@ -1610,12 +1610,22 @@ class PageRecord:
         return not self.errors
 
     def apply_text(self, text: str) -> None:
-        info = analyze_page(text)
+        self.apply_info(analyze_page(text))
+
+    def apply_info(self, info: PageInfo) -> None:
+        """Take what the analysis of the page's text found (the language server, holding the
+        analysis already, builds its prospective index from records made this way)."""
         self.info = info
-        errors = [p.describe() for p in info.problems]
-        self.conflict = any(p.code == "EV400" for p in info.problems)
+        problems = info.problems
         self.deprecated = info.deprecated
-        self.row = info.index_summary() if info.valid else None
+        if problems:
+            errors = [p.describe() for p in problems]
+            self.conflict = any(p.code == "EV400" for p in problems)
+            self.row = None
+        else:
+            errors = []
+            self.conflict = False
+            self.row = index_summary(info.summary or "", self.deprecated)
         name_problem = index_name_problem(self.name)
         if name_problem:
             errors.insert(0, f"EV500: {name_problem}")
