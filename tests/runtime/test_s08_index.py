@@ -167,8 +167,10 @@ def test_s8_cached_rows_match_a_fresh_build_after_every_kind_of_change(
     rt.ok("rebuild-index")
     cache_path = vault / ".echoes-vault/index-cache.json"
     cache = json.loads(cache_path.read_text(encoding="utf-8"))
-    assert sorted(cache["names"]) == sorted(p.name for p in pages_dir(vault).iterdir())
-    assert cache["row"][cache["names"].index("old.md")] == "DEPRECATED — Retired."
+    names = cache["names"].split("\n")
+    assert names == sorted(p.name for p in pages_dir(vault).iterdir()), "kept in index order"
+    assert cache["lines"].split("\n")[names.index("old.md")] == "- [[old]]: DEPRECATED — Retired."
+    assert cache["flags"][names.index("old.md")] == "1" and cache["ordered"] is True
 
     def cold_index() -> bytes:
         saved = cache_path.read_bytes() if cache_path.exists() else None
@@ -207,17 +209,34 @@ def test_s8_cached_rows_match_a_fresh_build_after_every_kind_of_change(
 def test_s8_a_damaged_cache_is_ignored_and_replaced(rt: Runtime, vault: Path) -> None:
     import json
 
+    import time
+
     rt.upsert("a.md", page("First."))
+    time.sleep(2.2)  # past the racy window, so the page has an entry
+    rt.ok("rebuild-index")
     cache_path = vault / ".echoes-vault/index-cache.json"
     expected = (vault / "EchoesVault/index.md").read_bytes()
+    valid = json.loads(cache_path.read_text(encoding="utf-8"))
+    assert valid["version"] == 3 and valid["names"] == "a.md"
     for damaged in (
         b"{not json",
         json.dumps({"version": 2, "names": ["a.md"], "row": []}).encode(),
-        json.dumps({"version": 2, "engine": "0", "names": "a.md"}).encode(),
+        json.dumps({**valid, "engine": "0"}).encode(),
+        json.dumps({**valid, "numbers": valid["numbers"][:-2]}).encode(),
+        json.dumps({**valid, "numbers": "zz" + valid["numbers"][2:]}).encode(),
+        json.dumps({**valid, "lines": "- [[a]]: First.\nextra"}).encode(),
+        json.dumps({**valid, "flags": "7"}).encode(),
+        json.dumps({**valid, "lines": "", "errors": {}}).encode(),
+        json.dumps({**valid, "lines": "", "errors": {"3": ["EV104: x"]}}).encode(),
+        json.dumps({**valid, "errors": []}).encode(),
+        json.dumps({**valid, "lines": "", "errors": {"0": "EV104: x"}}).encode(),
+        json.dumps({**valid, "lines": "", "errors": {"-1": ["EV104: x"]}}).encode(),
+        json.dumps({**valid, "version": 2}).encode(),
+        json.dumps({**valid, "byteorder": "middle"}).encode(),
     ):
         cache_path.write_bytes(damaged)
         result = rt.ok("rebuild-index")
         assert result["changed"] is False
         assert (vault / "EchoesVault/index.md").read_bytes() == expected
         rewritten = json.loads(cache_path.read_text(encoding="utf-8"))
-        assert rewritten["version"] == 2 and isinstance(rewritten["names"], list)
+        assert rewritten == valid

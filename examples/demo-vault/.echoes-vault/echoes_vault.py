@@ -9,6 +9,7 @@ second half is the writer and its JSON command line.
 from __future__ import annotations
 
 import datetime
+from itertools import compress as _compress
 
 try:  # the built-in SHA-256 avoids loading OpenSSL, a measurable part of every runtime start
     from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]
@@ -665,6 +666,8 @@ def index_summary(summary: str, deprecated: bool) -> str:
 
 
 def index_sort_key(stem: str) -> Tuple[str, str]:
+    if stem.isascii():  # NFC is the identity and case folding is lowercasing
+        return (stem.lower(), stem)
     stem = nfc(stem)
     return (stem.casefold(), stem)
 
@@ -685,8 +688,17 @@ def render_index(rows: Iterable[Tuple[str, str]]) -> str:
 
 def _render_ordered(rows: Iterable[Tuple[str, str]]) -> str:
     """Index bytes for (NFC stem, index summary) rows already in index order."""
-    body = "".join([f"- [[{stem}]]: {summary}\n" for stem, summary in rows])
-    return INDEX_HEADER + ("\n" + body if body else "")
+    return index_text([index_line(stem, summary) for stem, summary in rows])
+
+
+def index_line(stem: str, summary: str) -> str:
+    """One index row, without its newline."""
+    return f"- [[{stem}]]: {summary}"
+
+
+def index_text(lines: Sequence[str]) -> str:
+    """Index bytes for rows (from `index_line`) already in index order."""
+    return INDEX_HEADER + ("\n" + "\n".join(lines) + "\n" if lines else "")
 
 
 LEGACY_INDEX_ROW = r"^\s*[-*]\s+\[\[([^\]|#]+)(?:\|[^\]]*)?\]\]\s*:\s*(.*?)\s*$"  # compiled on use
@@ -932,11 +944,11 @@ DEFAULT_LOCK_STALE = 60.0
 MAX_PAYLOAD_BYTES = 8 * 1024 * 1024
 SCALE_ALERT_PAGES = 200
 SEARCH_TEXT_LIMIT = 300
-CACHE_VERSION = 2
-CACHE_COLUMNS = ("mtime", "ctime", "size", "inode", "row", "deprecated", "errors", "conflict")
+CACHE_VERSION = 3
 # A file changed this recently may change again within the clock granularity without altering
 # its size or timestamps, so the cache never trusts (or stores) it.
 CACHE_RACY_NS = 2_000_000_000
+PARALLEL_STAT_MIN = 2000
 
 MARKER: Dict[str, Any] = {
     "schemaVersion": MARKER_SCHEMA_VERSION,
@@ -1459,7 +1471,11 @@ def _read_json_object(
         return None, "invalid"
     try:
         with open(path, "rb") as handle:
-            raw = handle.read(limit + 1)
+            # sized to the file: asking for `limit` bytes at once would allocate all of them
+            size = os.fstat(handle.fileno()).st_size
+            raw = handle.read(min(size, limit) + 1)
+            if len(raw) > size:  # it grew while being read
+                raw += handle.read(limit + 1 - len(raw))
         if len(raw) > limit:
             return None, "invalid"
         data = json.loads(raw.decode("utf-8"))
@@ -1582,16 +1598,27 @@ def state_health(ws: Workspace) -> Dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 
 
+class FileStamp:
+    """The parts of a page's `lstat` the cache keeps, standing in for it for unchanged pages."""
+
+    __slots__ = ("st_ctime_ns", "st_ino", "st_mtime_ns", "st_size")
+
+    def __init__(self, mtime_ns: int, ctime_ns: int, size: int, inode: int) -> None:
+        self.st_mtime_ns = mtime_ns
+        self.st_ctime_ns = ctime_ns
+        self.st_size = size
+        self.st_ino = inode
+
+
 class PageRecord:
     """What the index and health need from one file in `pages/`. The class attributes are the
-    defaults, so a record of an unchanged page (most of them, from the page cache) is made with a
-    few assignments: a write command makes one for every page."""
+    defaults, so a record is made with a few assignments."""
 
     row: Optional[str] = None
     deprecated = False
     errors: Sequence[str] = ()
     conflict = False
-    stat: Optional[os.stat_result] = None
+    stat: Optional[Any] = None  # an os.stat_result, or a FileStamp from the cache
     text: Optional[str] = None
     info: Optional[PageInfo] = None
 
@@ -1637,92 +1664,244 @@ def _is_page_name(name: str) -> bool:
     return name.endswith(".md") and not name.startswith(".")
 
 
-class PageScan:
-    def __init__(self) -> None:
-        self.records: List[PageRecord] = []
-        self.symlinks: List[str] = []
-        self.others: List[str] = []
-        self.unreadable: List[Tuple[str, str]] = []
-        self.exists = False
-
-    def by_name(self) -> Dict[str, PageRecord]:
-        return {record.name: record for record in self.records}
-
-    def stats(self) -> Dict[str, int]:
-        return {
-            "totalPages": len(self.records),
-            "deprecatedPages": sum(1 for r in self.records if r.deprecated),
-        }
+def _ascii_primary(name: str) -> str:
+    """The index sort key of an ASCII page file name (its page key too)."""
+    return name[:-3].lower()
 
 
 class IndexCache:
     """`.echoes-vault/index-cache.json`: a derived, ignored, never authoritative record of each
-    page's index row keyed by filename and validated by (mtime_ns, ctime_ns, size, inode).
+    page's index line, keyed by filename and validated by (mtime_ns, ctime_ns, size, inode).
 
-    Entries are kept column by column, one list per field of CACHE_COLUMNS aligned with `names`,
-    on disk and in memory: that loads about three times faster than one record per page, which
-    matters because every write command loads the whole cache. A run's changes are kept aside in
-    `changed` (None for a dropped entry) and merged when the cache is saved."""
+    Every write command loads the whole cache, so its bulk is stored as a few long strings
+    (names and index lines joined by newlines, the numbers as hexadecimal machine integers),
+    which loads about three times faster than JSON lists. Entries are saved in index order;
+    when their names are ASCII and no two page keys are equal (`ordered`), an index of unchanged
+    pages is a join of cached lines. A run's changes are kept aside in `changed` (None for a
+    dropped entry) and merged when the cache is saved."""
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self.names: List[str] = []
-        self.columns: List[List[Any]] = [[] for _ in CACHE_COLUMNS]
-        self.position: Dict[str, int] = {}
+        self.lines: List[str] = []  # "- [[stem]]: summary" of a valid page, "" otherwise
+        self.numbers: Sequence[int] = ()  # mtime_ns, ctime_ns and size of each entry
+        self.inodes: Sequence[int] = ()
+        self.flags = ""  # one digit per entry: 1 = deprecated, 2 = conflict markers
+        self.errors: Dict[int, List[str]] = {}  # the problems of each invalid page
+        self.ordered = False
         self.changed: Dict[str, Optional[Tuple[Any, ...]]] = {}
         self.must_save = False
+        self._position: Optional[Dict[str, int]] = None
         # about 150 bytes a page: the cache of a 50,000-page vault is larger than other JSON files
         data, status = _read_json_object(ws.cache, 256 * 1024 * 1024)
-        if (
-            status == "ok"
-            and data is not None
-            and data.get("version") == CACHE_VERSION
-            and data.get("engine") == ENGINE_VERSION
-        ):
-            names = data.get("names")
-            columns = [data.get(column) for column in CACHE_COLUMNS]
-            if isinstance(names, list) and all(
-                isinstance(column, list) and len(column) == len(names) for column in columns
+        if not (status == "ok" and data is not None and self._load(data)):
+            self.names, self.lines, self.numbers, self.inodes = [], [], (), ()
+            self.flags, self.errors, self.ordered = "", {}, False
+            self.must_save = True
+
+    def _load(self, data: Dict[str, Any]) -> bool:
+        """Take a saved cache; refuse one from another engine or one that does not add up."""
+        try:
+            if (data["version"], data["engine"], data["byteorder"]) != (
+                CACHE_VERSION,
+                ENGINE_VERSION,
+                sys.byteorder,
             ):
-                self.names = names
-                self.columns = columns  # type: ignore[assignment]
-                self.position = dict(zip(names, range(len(names))))
-                if len(self.position) == len(names):
-                    return
-        self.names, self.position = [], {}
-        self.columns = [[] for _ in CACHE_COLUMNS]
-        self.must_save = True
+                return False
+            flags, names = data["flags"], data["names"]
+            count = len(flags)
+            self.names = names.split("\n") if count else []
+            self.lines = lines = data["lines"].split("\n") if count else []
+            self.numbers = memoryview(bytes.fromhex(data["numbers"])).cast("q")
+            self.inodes = memoryview(bytes.fromhex(data["inodes"])).cast("Q")
+            self.errors = {int(at): problems for at, problems in data["errors"].items()}
+            if (
+                flags.strip("0123")
+                or (len(self.names), len(lines), len(self.numbers), len(self.inodes))
+                != (count, count, 3 * count, count)
+                or len(self.errors) != lines.count("")
+                or any(
+                    not (0 <= at < count and not lines[at] and isinstance(problems, list))
+                    or not problems
+                    or any(not isinstance(p, str) for p in problems)
+                    for at, problems in self.errors.items()
+                )
+            ):
+                return False
+        except (AttributeError, KeyError, TypeError, ValueError):
+            return False
+        self.flags = flags
+        self.ordered = data.get("ordered") is True and names.isascii()
+        return True
+
+    @property
+    def position(self) -> Dict[str, int]:
+        if self._position is None:
+            self._position = dict(zip(self.names, range(len(self.names))))
+        return self._position
+
+    def _entry(self, at: int) -> Tuple[Any, ...]:
+        numbers, flag = self.numbers, int(self.flags[at])
+        return (
+            numbers[3 * at],
+            numbers[3 * at + 1],
+            numbers[3 * at + 2],
+            self.inodes[at],
+            self.lines[at],
+            flag,
+            self.errors.get(at, []),
+        )
+
+    def locate(self, name: str) -> Optional[int]:
+        """The entry of a page file name (a binary search when the cache is ordered)."""
+        if self.ordered and name.isascii():
+            at = self.find(_ascii_primary(name))
+            return at if at is not None and self.names[at] == name else None
+        return self.position.get(name)
 
     def get(self, name: str) -> Optional[Tuple[Any, ...]]:
         if name in self.changed:
             return self.changed[name]
-        index = self.position.get(name)
-        return None if index is None else tuple(column[index] for column in self.columns)
+        at = self.locate(name)
+        return None if at is None else self._entry(at)
+
+    def record(self, at: int) -> PageRecord:
+        """The record of an unchanged page from its entry."""
+        record = PageRecord(self.names[at])
+        line, flag = self.lines[at], self.flags[at]
+        if line:
+            record.row = line[len(record.stem) + 8 :]  # after "- [[stem]]: "
+        else:
+            record.errors = list(self.errors[at])
+            record.conflict = flag in "23"
+        record.deprecated = flag in "13"
+        numbers = self.numbers
+        record.stat = FileStamp(
+            numbers[3 * at], numbers[3 * at + 1], numbers[3 * at + 2], self.inodes[at]
+        )
+        return record
+
+    def unchanged(self, directory: str, present: Set[str]) -> List[int]:
+        """Entries, in cache order, whose file in `directory` still has the cached stamp. The
+        `lstat` of every page is most of a large vault's write command, so from
+        PARALLEL_STAT_MIN entries on, a forked child checks the first half while this process
+        checks the second (whatever goes wrong in the child, this process checks its half)."""
+        todo = [at for at, name in enumerate(self.names) if name in present]
+        half = len(todo) // 2
+        if len(todo) < PARALLEL_STAT_MIN or not hasattr(os, "fork") or _usable_cpus() < 2:
+            return list(_compress(todo, self._matches(directory, todo)))
+        try:
+            read_end, write_end = os.pipe()
+        except OSError:
+            return list(_compress(todo, self._matches(directory, todo)))
+        try:
+            child = os.fork()
+        except OSError:
+            child = -1
+        if child == 0:  # pragma: no cover - the child's coverage is not collected
+            status = 1
+            try:
+                os.close(read_end)
+                flags = self._matches(directory, todo[:half])
+                view = memoryview(flags)
+                while view:
+                    view = view[os.write(write_end, view) :]
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write_end)
+        mine = self._matches(directory, todo[half:])
+        theirs = bytearray()
+        try:
+            while True:
+                chunk = os.read(read_end, 65536)
+                if not chunk:
+                    break
+                theirs += chunk
+        finally:
+            os.close(read_end)
+        if child > 0:
+            _pid, status = os.waitpid(child, 0)
+            if status != 0:
+                theirs = bytearray()
+        if len(theirs) != half:
+            theirs = self._matches(directory, todo[:half])
+        return list(_compress(todo, theirs + mine))
+
+    def _matches(self, directory: str, positions: Sequence[int]) -> bytearray:
+        """One byte per entry: 1 when its file still has the cached stamp."""
+        names, numbers, inodes = self.names, self.numbers, self.inodes
+        lstat, s_isreg = os.stat, stat.S_ISREG
+        flags = bytearray(len(positions))
+        fd: Optional[int] = None
+        if os.stat in os.supports_dir_fd and os.stat in os.supports_follow_symlinks:
+            try:  # no path to join and resolve for each page
+                fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            except OSError:
+                fd = None
+        prefix = os.path.join(directory, "")
+        try:
+            for slot, at in enumerate(positions):
+                name = names[at]
+                try:
+                    info = (
+                        lstat(name, dir_fd=fd, follow_symlinks=False)
+                        if fd is not None
+                        else lstat(prefix + name, follow_symlinks=False)
+                    )
+                except OSError:
+                    continue
+                if (
+                    info.st_mtime_ns == numbers[3 * at]
+                    and info.st_size == numbers[3 * at + 2]
+                    and info.st_ctime_ns == numbers[3 * at + 1]
+                    and info.st_ino == inodes[at]
+                    and s_isreg(info.st_mode)
+                ):
+                    flags[slot] = 1
+        finally:
+            if fd is not None:
+                os.close(fd)
+        return flags
+
+    def find(self, key: str) -> Optional[int]:
+        """The entry whose page key is `key` in an ordered cache."""
+        names = self.names
+        at = _first_not_below(key, lambda at: _ascii_primary(names[at]), 0, len(names))
+        return at if at < len(names) and _ascii_primary(names[at]) == key else None
 
     def drop(self, name: str) -> None:
         if self.get(name) is not None:
             self.changed[name] = None
 
-    def store(self, record: PageRecord, info: os.stat_result, now_ns: int) -> None:
+    def store(self, record: PageRecord, info: Any, now_ns: int) -> None:
         if now_ns - max(info.st_mtime_ns, info.st_ctime_ns) < CACHE_RACY_NS:
             self.drop(record.name)
+            return
+        line = "" if record.row is None else index_line(record.stem, record.row)
+        if "\n" in record.name or "\n" in line or (not line and not record.errors):
+            self.drop(record.name)  # not representable: the page is simply read again
             return
         entry = (
             info.st_mtime_ns,
             info.st_ctime_ns,
             info.st_size,
             info.st_ino,
-            record.row,
-            int(record.deprecated),
-            list(record.errors),
-            int(record.conflict),
+            line,
+            int(record.deprecated) + 2 * int(record.conflict),
+            [] if line else list(record.errors),
         )
         if self.get(record.name) != entry:
             self.changed[record.name] = entry
 
-    def prune(self, names: Set[str]) -> None:
-        for name in [*self.names, *self.changed]:
-            if name not in names:
+    def prune(self, hits: Sequence[int], pages: Set[str]) -> None:
+        """Drop the entries of files that are no longer pages: neither an unchanged entry
+        (`hits`) nor a page read by this scan (`pages`)."""
+        if len(hits) == len(self.names):
+            return
+        kept = set(hits)
+        for at, name in enumerate(self.names):
+            if at not in kept and name not in pages:
                 self.drop(name)
 
     def save(self, force: bool = False) -> None:
@@ -1736,26 +1915,195 @@ class IndexCache:
             return
         if _lstat(self.ws.runtime_dir) is None:
             return
-        entries: Dict[str, Optional[Tuple[Any, ...]]] = dict(zip(self.names, zip(*self.columns)))
+        entries: Dict[str, Optional[Tuple[Any, ...]]] = {
+            name: self._entry(at) for at, name in enumerate(self.names)
+        }
         entries.update(self.changed)
-        kept = {name: entry for name, entry in entries.items() if entry is not None}
-        columns = list(zip(*kept.values())) or [()] * len(CACHE_COLUMNS)
+        kept = sorted(
+            ((index_sort_key(name[:-3]), name, entry) for name, entry in entries.items() if entry),
+            key=lambda item: item[0],
+        )
+        names = [name for _key, name, _entry in kept]
+        keys = {page_key(key[1]) for key, _name, _entry in kept}
+        numbers: List[int] = []
+        for _key, _name, entry in kept:
+            numbers += entry[:3]
         payload: Dict[str, Any] = {
             "version": CACHE_VERSION,
             "engine": ENGINE_VERSION,
-            "names": list(kept),
-            **dict(zip(CACHE_COLUMNS, columns)),
+            "byteorder": sys.byteorder,
+            "ordered": len(keys) == len(names),
+            "names": "\n".join(names),
+            "lines": "\n".join(entry[4] for _key, _name, entry in kept),
+            "flags": "".join(str(entry[5]) for _key, _name, entry in kept),
+            "errors": {str(at): item[2][6] for at, item in enumerate(kept) if not item[2][4]},
         }
+        try:
+            payload["numbers"] = _pack_integers(numbers, signed=True)
+            payload["inodes"] = _pack_integers(
+                [entry[3] for _key, _name, entry in kept], signed=False
+            )
+        except (OverflowError, ValueError):  # a stamp beyond 64 bits: keep reading the pages
+            return
         try:
             write_managed(
                 self.ws,
                 f"{RUNTIME_DIR}/{CACHE_NAME}",
-                json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
+                # all ASCII: one long non-ASCII string would slow the decoding of the whole file
+                json.dumps(payload, separators=(",", ":")).encode("ascii"),
             )
         except EchoesError:
             return
         self.must_save = False
         self.changed = {}
+
+
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # type: ignore[attr-defined,unused-ignore]
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _pack_integers(values: Sequence[int], signed: bool) -> str:
+    """64-bit machine integers as hexadecimal text."""
+    buffer = bytearray(8 * len(values))
+    packed = memoryview(buffer).cast("q") if signed else memoryview(buffer).cast("Q")
+    for at, value in enumerate(values):
+        packed[at] = value
+    return buffer.hex()
+
+
+class PageScan:
+    """`pages/` as one scan found it: the cache entries of unchanged pages (`hits`) and records
+    of the pages read now (`fresh`). Records of the unchanged pages are made only when a
+    command asks for `records`; writers get what they need from the entries directly."""
+
+    def __init__(self) -> None:
+        self.fresh: List[PageRecord] = []
+        self.cache: Optional[IndexCache] = None
+        self.hits: List[int] = []
+        self.symlinks: List[str] = []
+        self.others: List[str] = []
+        self.unreadable: List[Tuple[str, str]] = []
+        self.exists = False
+        self._records: Optional[List[PageRecord]] = None
+
+    @property
+    def records(self) -> List[PageRecord]:
+        if self._records is None:
+            cache = self.cache
+            made = [cache.record(at) for at in self.hits] if cache is not None else []
+            self._records = made + self.fresh
+        return self._records
+
+    def count(self) -> int:
+        return len(self.hits) + len(self.fresh)
+
+    def by_name(self) -> Dict[str, PageRecord]:
+        return {record.name: record for record in self.records}
+
+    def stats(self) -> Dict[str, int]:
+        cache, hits = self.cache, self.hits
+        deprecated = sum(1 for r in self.fresh if r.deprecated)
+        if cache is not None and hits:
+            flags = cache.flags
+            if len(hits) == len(flags):
+                deprecated += flags.count("1") + flags.count("3")
+            else:
+                deprecated += sum(1 for at in hits if flags[at] in "13")
+        return {"totalPages": self.count(), "deprecatedPages": deprecated}
+
+    def install(self, pages: Sequence[PageRecord]) -> None:
+        """Make the scan show `pages` as written."""
+        names = {page.name for page in pages}
+        cache = self.cache
+        if cache is not None:
+            gone = {cache.locate(name) for name in names}
+            self.hits = [at for at in self.hits if at not in gone]
+        self.fresh = [r for r in self.fresh if r.name not in names] + list(pages)
+        self._records = None
+
+    def collision(self, record: PageRecord) -> Optional[str]:
+        """Another page whose key equals the record's (NFC, then case folding), if any."""
+        cache = self.cache
+        if cache is not None and cache.ordered and record.stem.isascii():
+            for other in self.fresh:
+                if other.key == record.key and other.name != record.name:
+                    return other.name
+            at = cache.find(record.key)
+            if at is None or cache.names[at] == record.name or not _holds(self.hits, at):
+                return None
+            return cache.names[at]
+        for other in self.records:
+            if other.key == record.key and other.name != record.name:
+                return other.name
+        return None
+
+    def index_build(
+        self, pages: Sequence[PageRecord] = ()
+    ) -> Tuple[Optional[str], List[Dict[str, Any]]]:
+        """The prospective index with `pages` written, or None and every error (spec 8)."""
+        text = self._joined_index(pages)
+        if text is not None:
+            return text, []
+        records = {record.name: record for record in self.records}
+        for page in pages:
+            records[page.name] = page
+        return index_build(list(records.values()))
+
+    def _joined_index(self, pages: Sequence[PageRecord]) -> Optional[str]:
+        """The index as cached lines of unchanged pages with the other rows merged in, or None
+        when only a full build can tell (no ordered cache, any invalid page or collision, or a
+        name beyond ASCII among the merged rows)."""
+        cache = self.cache
+        if cache is None or not cache.ordered:
+            return None
+        written = {page.name for page in pages}
+        extras = [r for r in self.fresh if r.name not in written] + list(pages)
+        if any(r.errors or r.row is None or not r.stem.isascii() for r in extras):
+            return None
+        hits = self.hits
+        if cache.errors and not cache.errors.keys().isdisjoint(hits):
+            return None
+        if written:
+            gone = {cache.locate(page.name) for page in pages}
+            hits = [at for at in hits if at not in gone]
+        extras.sort(key=lambda r: r.key)
+        names, lines = cache.names, cache.lines
+        pieces: List[str] = []
+        start = 0
+        previous: Optional[str] = None
+        for record in extras:
+            if record.key == previous:
+                return None
+            previous = record.key
+            low = _first_not_below(
+                record.key, lambda at: _ascii_primary(names[hits[at]]), start, len(hits)
+            )
+            if low < len(hits) and _ascii_primary(names[hits[low]]) == record.key:
+                return None
+            pieces += map(lines.__getitem__, hits[start:low])
+            pieces.append(index_line(record.stem, record.row or ""))
+            start = low
+        pieces += map(lines.__getitem__, hits[start:])
+        return index_text(pieces)
+
+
+def _first_not_below(key: Any, key_at: Callable[[int], Any], low: int, high: int) -> int:
+    """Binary search over positions whose keys ascend (`bisect` takes a key only from 3.10)."""
+    while low < high:
+        middle = (low + high) // 2
+        if key_at(middle) < key:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def _holds(ordered: List[int], value: int) -> bool:
+    at = _first_not_below(value, ordered.__getitem__, 0, len(ordered))
+    return at < len(ordered) and ordered[at] == value
 
 
 def scan_pages(
@@ -1774,20 +2122,20 @@ def scan_pages(
         return scan
     scan.exists = True
     now_ns = time.time_ns()
-    seen: Set[str] = set()
-    with os.scandir(ws.pages) as entries:
-        items = list(entries)
-    records = scan.records
-    position = (cache.position if cache is not None else {}).get
-    mtimes, ctimes, sizes, inodes, rows, deprecations, problems, conflicts = (
-        cache.columns if cache is not None else [[]] * len(CACHE_COLUMNS)
-    )
-    add_seen = seen.add
+    names = os.listdir(ws.pages)
+    if cache is not None and cache.names and not keep_text:
+        scan.cache = cache
+        scan.hits = cache.unchanged(ws.pages, set(names))
+        if scan.hits:
+            known = set(map(cache.names.__getitem__, scan.hits))
+            names = [name for name in names if name not in known]
+    records = scan.fresh
+    read: Set[str] = set()
     s_ifmt, s_iflnk, s_ifdir, s_ifreg = stat.S_IFMT, stat.S_IFLNK, stat.S_IFDIR, stat.S_IFREG
-    for entry in items:
-        name = entry.name
+    for name in names:
+        path = os.path.join(ws.pages, name)
         try:
-            info = entry.stat(follow_symlinks=False)
+            info = os.lstat(path)
         except OSError as error:
             if _is_page_name(name):
                 record = PageRecord(name)
@@ -1808,33 +2156,13 @@ def scan_pages(
             continue
         record = PageRecord(name)
         record.stat = info
-        add_seen(name)
-        at = position(name)
-        if (
-            at is not None
-            and mtimes[at] == info.st_mtime_ns
-            and sizes[at] == info.st_size
-            and ctimes[at] == info.st_ctime_ns
-            and inodes[at] == info.st_ino
-        ):
-            row, errors = rows[at], problems[at]
-            if row.__class__ is str and not errors:  # a valid page: the common case
-                record.row = row
-                record.deprecated = bool(deprecations[at])
-                records.append(record)
-                continue
-            if row is None and isinstance(errors, list) and errors:
-                record.deprecated = bool(deprecations[at])
-                record.errors = [str(e) for e in errors]
-                record.conflict = bool(conflicts[at])
-                records.append(record)
-                continue
+        read.add(name)
+        records.append(record)
         try:
-            data = read_bytes(entry.path, info.st_size)
+            data = read_bytes(path, info.st_size)
         except OSError as error:
             record.errors = [f"EV401: cannot read the page ({error.strerror})"]
             scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{name}", str(error.strerror)))
-            scan.records.append(record)
             continue
         try:
             text = normalize_newlines(data.decode("utf-8"))
@@ -1847,9 +2175,8 @@ def scan_pages(
                 record.text = text
         if cache is not None:
             cache.store(record, info, now_ns)
-        scan.records.append(record)
     if cache is not None:
-        cache.prune(seen)
+        cache.prune(scan.hits, read)
     return scan
 
 
@@ -1898,7 +2225,7 @@ def describe_errors(errors: Sequence[Dict[str, Any]], limit: int = 20) -> str:
 
 def refresh_index(
     ws: Workspace,
-    records: Sequence[PageRecord],
+    scan: PageScan,
     *,
     write: bool = True,
     built: Optional[Tuple[Optional[str], List[Dict[str, Any]]]] = None,
@@ -1906,8 +2233,8 @@ def refresh_index(
 ) -> Dict[str, Any]:
     """Install the generated index when every page is valid; otherwise keep the old one. Without
     `digest` the index's SHA-256 (a few milliseconds for a large index) is left out."""
-    text, errors = built if built is not None else index_build(records)
-    result: Dict[str, Any] = {"pages": len(records), "sha256": None, "errors": errors}
+    text, errors = built if built is not None else scan.index_build()
+    result: Dict[str, Any] = {"pages": scan.count(), "sha256": None, "errors": errors}
     if text is None:
         result["status"] = "blocked"
         return result
@@ -2908,7 +3235,7 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
         _walk_vault(ws, inventory, scan)
 
     # Pages and the prospective index.
-    expected, build_errors = index_build(scan.records)
+    expected, build_errors = scan.index_build()
     missing_summary = [
         f"{VAULT_DIR}/{PAGES_DIR}/{r.name}" for r in scan.records if _needs_summary_only(r)
     ]
@@ -2928,7 +3255,7 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
     if index_text is not None and index_text == expected:
         # the current index is exactly the generated one: one row per page, nothing to parse
         seen = dict.fromkeys((r.stem for r in scan.records), 1)
-        topics = len(scan.records)
+        topics = scan.count()
     else:
         rows = parse_index_rows(index_text) if index_text is not None else []
         for stem, _summary, _line in rows:
@@ -2985,7 +3312,7 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
 
     deprecated = sum(1 for r in scan.records if r.deprecated)
     report["counts"] = {
-        "pages": len(scan.records),
+        "pages": scan.count(),
         "dailyLogs": inventory.daily,
         "deprecatedPages": deprecated,
         "indexTopics": topics,
@@ -3137,7 +3464,7 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
         "markdownFiles": inventory.markdown,
         "latestModified": latest,
     }
-    pages = len(scan.records)
+    pages = scan.count()
     report["scaleAlert"] = (
         {
             "pages": pages,
@@ -3350,8 +3677,8 @@ def cmd_install(ctx: Context, args: Any) -> Dict[str, Any]:
         for record in scan.records:
             if record.stat is not None and record.name not in migrated:
                 cache.store(record, record.stat, now_ns)
-        cache.prune({r.name for r in scan.records if r.name not in migrated})
-        refresh = refresh_index(ws, scan.records)
+        cache.prune((), {r.name for r in scan.records if r.name not in migrated})
+        refresh = refresh_index(ws, scan)
         write_state(ws, ctx, vault_stats(ws, scan), initialized=True)
         cache.save(force=True)
     after = _managed_paths_snapshot(ws)
@@ -3382,7 +3709,7 @@ def cmd_configure_agents(ctx: Context, args: Any) -> Dict[str, Any]:
         adapters = apply_plans(ws, plan_gitignores(ws) + plan_adapters(ws))
         cache = IndexCache(ws)
         scan = scan_pages(ws, cache)
-        refresh = refresh_index(ws, scan.records)
+        refresh = refresh_index(ws, scan)
         write_state(ws, ctx, vault_stats(ws, scan))
         cache.save()
     return {
@@ -3440,11 +3767,11 @@ def cmd_hydrate(ctx: Context, args: Any) -> Dict[str, Any]:
     with VaultLock(ws):
         cache = IndexCache(ws)
         scan = scan_pages(ws, cache)
-        text, errors = index_build(scan.records)
+        text, errors = scan.index_build()
         if text is None:
             cache.save()
             raise _index_error(errors, "hydrate")
-        refresh = refresh_index(ws, scan.records, built=(text, errors))
+        refresh = refresh_index(ws, scan, built=(text, errors))
         write_state(ws, ctx, vault_stats(ws, scan))
         cache.save()
     return {"ok": True, "index": ws.index, "indexRefresh": refresh, "state": ws.state}
@@ -3457,18 +3784,18 @@ def cmd_rebuild_index(ctx: Context, args: Any) -> Dict[str, Any]:
         ensure_dir(ws, f"{VAULT_DIR}/{PAGES_DIR}")
         cache = IndexCache(ws)
         scan = scan_pages(ws, cache)
-        text, errors = index_build(scan.records)
+        text, errors = scan.index_build()
         if text is None:
             cache.save(force=True)
             raise _index_error(errors, "rebuild-index")
-        refresh = refresh_index(ws, scan.records, built=(text, errors))
+        refresh = refresh_index(ws, scan, built=(text, errors))
         write_state(ws, ctx, vault_stats(ws, scan))
         cache.save(force=True)
     return {
         "ok": True,
         "rebuilt": True,
         "changed": refresh["status"] == "rebuilt",
-        "pages": len(scan.records),
+        "pages": scan.count(),
         "sha256": refresh["sha256"],
         "index": ws.index,
     }
@@ -3482,7 +3809,7 @@ def cmd_start(ctx: Context, args: Any) -> str:
     with VaultLock(ws):
         cache = IndexCache(ws)
         scan = scan_pages(ws, cache)
-        refresh = refresh_index(ws, scan.records)
+        refresh = refresh_index(ws, scan)
         write_state(
             ws,
             ctx,
@@ -3500,14 +3827,14 @@ def cmd_start(ctx: Context, args: Any) -> str:
     out = [
         "# EchoesVault session context",
         "",
-        f"Session started {_local_iso(moment)} · {len(scan.records)} knowledge pages · "
+        f"Session started {_local_iso(moment)} · {scan.count()} knowledge pages · "
         f"{len(entries)} daily entries. Page bodies are not included: use `search` and open only "
         "the relevant pages.",
         "",
     ]
-    if len(scan.records) > SCALE_ALERT_PAGES:
+    if scan.count() > SCALE_ALERT_PAGES:
         out += [
-            f"> [!warning] Scale alert: {len(scan.records)} knowledge pages (more than "
+            f"> [!warning] Scale alert: {scan.count()} knowledge pages (more than "
             f"{SCALE_ALERT_PAGES}). Rely on the index summaries and targeted `search`.",
             "",
         ]
@@ -3703,13 +4030,13 @@ def _validate_page_text(page: PreparedPage) -> None:
 def _check_against_disk(ws: Workspace, page: PreparedPage, scan: PageScan) -> None:
     path, info = check_target(ws, page.rel)
     exists = info is not None
-    for record in scan.records:
-        if record.key == page.record.key and record.name != page.name:
-            raise EchoesError(
-                f"page `{page.name}` collides with existing `{record.name}` after NFC normalization "
-                "and case folding",
-                "collision",
-            )
+    other = scan.collision(page.record)
+    if other is not None:
+        raise EchoesError(
+            f"page `{page.name}` collides with existing `{other}` after NFC normalization "
+            "and case folding",
+            "collision",
+        )
     _apply_description(page, exists)
     _validate_page_text(page)
     if exists:
@@ -3743,19 +4070,15 @@ def _write_pages(
     ws: Workspace, pages: Sequence[PreparedPage], scan: PageScan, cache: IndexCache, what: str
 ) -> Dict[str, Any]:
     """Validate the prospective complete index, then write the pages and the index."""
-    records = {r.name: r for r in scan.records}
-    for page in pages:
-        records[page.name] = page.record
-    ordered = list(records.values())
-    text, errors = index_build(ordered)
+    records = [page.record for page in pages]
+    text, errors = scan.index_build(records)
     if text is None:
         raise _index_error(errors, what)
     for page in pages:
         write_managed(ws, page.rel, page.text.encode("utf-8"))
         cache.drop(page.name)
-    refresh = refresh_index(ws, ordered, built=(text, errors), digest=False)
-    scan.records = ordered
-    return refresh
+    scan.install(records)
+    return refresh_index(ws, scan, built=(text, errors), digest=False)
 
 
 def cmd_upsert(ctx: Context, args: Any) -> Dict[str, Any]:
