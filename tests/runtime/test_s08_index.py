@@ -208,7 +208,6 @@ def test_s8_cached_rows_match_a_fresh_build_after_every_kind_of_change(
 
 def test_s8_a_damaged_cache_is_ignored_and_replaced(rt: Runtime, vault: Path) -> None:
     import json
-
     import time
 
     rt.upsert("a.md", page("First."))
