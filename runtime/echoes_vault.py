@@ -1788,7 +1788,7 @@ class IndexCache:
         checks the second (whatever goes wrong in the child, this process checks its half)."""
         todo = [at for at, name in enumerate(self.names) if name in present]
         half = len(todo) // 2
-        if len(todo) < PARALLEL_STAT_MIN or not hasattr(os, "fork") or _usable_cpus() < 2:
+        if len(todo) < PARALLEL_STAT_MIN or not _may_fork():
             return list(_compress(todo, self._matches(directory, todo)))
         try:
             read_end, write_end = os.pipe()
@@ -1958,11 +1958,17 @@ class IndexCache:
         self.changed = {}
 
 
-def _usable_cpus() -> int:
+def _may_fork() -> bool:
+    """A second process helps only with a second CPU, and forking is safe only without threads
+    (the runtime has none; a program importing it may)."""
+    threading = sys.modules.get("threading")
+    if not hasattr(os, "fork") or (threading is not None and threading.active_count() > 1):
+        return False
     try:
-        return len(os.sched_getaffinity(0))  # type: ignore[attr-defined,unused-ignore]
+        cpus = len(os.sched_getaffinity(0))  # type: ignore[attr-defined,unused-ignore]
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        cpus = os.cpu_count() or 1
+    return cpus > 1
 
 
 def _pack_integers(values: Sequence[int], signed: bool) -> str:
