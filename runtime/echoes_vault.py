@@ -1664,9 +1664,18 @@ def _is_page_name(name: str) -> bool:
     return name.endswith(".md") and not name.startswith(".")
 
 
-def _ascii_primary(name: str) -> str:
-    """The index sort key of an ASCII page file name (its page key too)."""
-    return name[:-3].lower()
+def _primary(name: str) -> str:
+    """The first part of a page file name's index sort key (render_index's rule). Where it is
+    already NFC, it is also the name's page key, which an ordered cache relies on."""
+    stem = name[:-3]
+    if stem.isascii():
+        return stem.lower()
+    return nfc(stem).casefold()
+
+
+def _keyed_in_order(record: PageRecord) -> bool:
+    """Whether the record's page key is its index sort key, so both searches agree."""
+    return record.stem.isascii() or record.key == _primary(record.name)
 
 
 class IndexCache:
@@ -1676,8 +1685,8 @@ class IndexCache:
     Every write command loads the whole cache, so its bulk is stored as a few long strings
     (names and index lines joined by newlines, the numbers as hexadecimal machine integers),
     which loads about three times faster than JSON lists. Entries are saved in index order;
-    when their names are ASCII and no two page keys are equal (`ordered`), an index of unchanged
-    pages is a join of cached lines. A run's changes are kept aside in `changed` (None for a
+    when no two page keys are equal and each is its entry's index sort key (`ordered`), an index
+    of unchanged pages is a join of cached lines. A run's changes are kept aside in `changed` (None for a
     dropped entry) and merged when the cache is saved."""
 
     def __init__(self, ws: Workspace) -> None:
@@ -1731,7 +1740,7 @@ class IndexCache:
         except (AttributeError, KeyError, TypeError, ValueError):
             return False
         self.flags = flags
-        self.ordered = data.get("ordered") is True and names.isascii()
+        self.ordered = data.get("ordered") is True
         return True
 
     @property
@@ -1754,8 +1763,8 @@ class IndexCache:
 
     def locate(self, name: str) -> Optional[int]:
         """The entry of a page file name (a binary search when the cache is ordered)."""
-        if self.ordered and name.isascii():
-            at = self.find(_ascii_primary(name))
+        if self.ordered:
+            at = self.find(_primary(name))
             return at if at is not None and self.names[at] == name else None
         return self.position.get(name)
 
@@ -1867,8 +1876,8 @@ class IndexCache:
     def find(self, key: str) -> Optional[int]:
         """The entry whose page key is `key` in an ordered cache."""
         names = self.names
-        at = _first_not_below(key, lambda at: _ascii_primary(names[at]), 0, len(names))
-        return at if at < len(names) and _ascii_primary(names[at]) == key else None
+        at = _first_not_below(key, lambda at: _primary(names[at]), 0, len(names))
+        return at if at < len(names) and _primary(names[at]) == key else None
 
     def drop(self, name: str) -> None:
         if self.get(name) is not None:
@@ -1924,7 +1933,8 @@ class IndexCache:
             key=lambda item: item[0],
         )
         names = [name for _key, name, _entry in kept]
-        keys = {page_key(key[1]) for key, _name, _entry in kept}
+        keys = {key[0] for key, _name, _entry in kept}
+        in_order = all(name.isascii() or page_key(key[1]) == key[0] for key, name, _entry in kept)
         numbers: List[int] = []
         for _key, _name, entry in kept:
             numbers += entry[:3]
@@ -1932,7 +1942,7 @@ class IndexCache:
             "version": CACHE_VERSION,
             "engine": ENGINE_VERSION,
             "byteorder": sys.byteorder,
-            "ordered": len(keys) == len(names),
+            "ordered": in_order and len(keys) == len(names),
             "names": "\n".join(names),
             "lines": "\n".join(entry[4] for _key, _name, entry in kept),
             "flags": "".join(str(entry[5]) for _key, _name, entry in kept),
@@ -2033,7 +2043,7 @@ class PageScan:
     def collision(self, record: PageRecord) -> Optional[str]:
         """Another page whose key equals the record's (NFC, then case folding), if any."""
         cache = self.cache
-        if cache is not None and cache.ordered and record.stem.isascii():
+        if cache is not None and cache.ordered and _keyed_in_order(record):
             for other in self.fresh:
                 if other.key == record.key and other.name != record.name:
                     return other.name
@@ -2061,13 +2071,13 @@ class PageScan:
     def _joined_index(self, pages: Sequence[PageRecord]) -> Optional[str]:
         """The index as cached lines of unchanged pages with the other rows merged in, or None
         when only a full build can tell (no ordered cache, any invalid page or collision, or a
-        name beyond ASCII among the merged rows)."""
+        merged row whose page key is not its sort key)."""
         cache = self.cache
         if cache is None or not cache.ordered:
             return None
         written = {page.name for page in pages}
         extras = [r for r in self.fresh if r.name not in written] + list(pages)
-        if any(r.errors or r.row is None or not r.stem.isascii() for r in extras):
+        if any(r.errors or r.row is None or not _keyed_in_order(r) for r in extras):
             return None
         hits = self.hits
         if cache.errors and not cache.errors.keys().isdisjoint(hits):
@@ -2085,9 +2095,9 @@ class PageScan:
                 return None
             previous = record.key
             low = _first_not_below(
-                record.key, lambda at: _ascii_primary(names[hits[at]]), start, len(hits)
+                record.key, lambda at: _primary(names[hits[at]]), start, len(hits)
             )
-            if low < len(hits) and _ascii_primary(names[hits[low]]) == record.key:
+            if low < len(hits) and _primary(names[hits[low]]) == record.key:
                 return None
             pieces += map(lines.__getitem__, hits[start:low])
             pieces.append(index_line(record.stem, record.row or ""))
