@@ -666,23 +666,22 @@ def index_summary(summary: str, deprecated: bool) -> str:
 
 
 def index_sort_key(stem: str) -> Tuple[str, str]:
+    """The index order (spec 8): the case-folded NFC stem, then the NFC stem."""
     if stem.isascii():  # NFC is the identity and case folding is lowercasing
         return (stem.lower(), stem)
     stem = nfc(stem)
     return (stem.casefold(), stem)
 
 
+def sorts_by_page_key(stem: str) -> bool:
+    """Whether the stem's page key is the first part of its index sort key. Then pages with
+    distinct keys never tie in the index order, and a page key can be looked up by it."""
+    return stem.isascii() or page_key(stem) == index_sort_key(stem)[0]
+
+
 def render_index(rows: Iterable[Tuple[str, str]]) -> str:
     """Index bytes for (page stem, index summary) rows; order of input does not matter."""
-    keyed: List[Tuple[str, str, str]] = []
-    append = keyed.append
-    for stem, summary in rows:
-        if stem.isascii():  # the common case: NFC is the identity and casefold is lower
-            append((stem.lower(), stem, summary))
-        else:
-            stem = nfc(stem)
-            append((stem.casefold(), stem, summary))
-    keyed.sort()
+    keyed = sorted((*index_sort_key(stem), summary) for stem, summary in rows)
     return _render_ordered((stem, summary) for _key, stem, summary in keyed)
 
 
@@ -1665,17 +1664,8 @@ def _is_page_name(name: str) -> bool:
 
 
 def _primary(name: str) -> str:
-    """The first part of a page file name's index sort key (render_index's rule). Where it is
-    already NFC, it is also the name's page key, which an ordered cache relies on."""
-    stem = name[:-3]
-    if stem.isascii():
-        return stem.lower()
-    return nfc(stem).casefold()
-
-
-def _keyed_in_order(record: PageRecord) -> bool:
-    """Whether the record's page key is its index sort key, so both searches agree."""
-    return record.stem.isascii() or record.key == _primary(record.name)
+    """The first part of a page file name's index sort key: in an ordered cache, its page key."""
+    return index_sort_key(name[:-3])[0]
 
 
 class IndexCache:
@@ -1796,23 +1786,32 @@ class IndexCache:
         PARALLEL_STAT_MIN entries on, a forked child checks the first half while this process
         checks the second (whatever goes wrong in the child, this process checks its half)."""
         todo = [at for at, name in enumerate(self.names) if name in present]
+        flags = None
+        if len(todo) >= PARALLEL_STAT_MIN and _may_fork():
+            flags = self._matches_in_two(directory, todo)
+        if flags is None:
+            flags = self._matches(directory, todo)
+        return list(_compress(todo, flags))
+
+    def _matches_in_two(self, directory: str, todo: List[int]) -> Optional[bytearray]:
+        """`_matches` of the first half in a forked child, of the second here; None when no
+        child could be started."""
         half = len(todo) // 2
-        if len(todo) < PARALLEL_STAT_MIN or not _may_fork():
-            return list(_compress(todo, self._matches(directory, todo)))
         try:
             read_end, write_end = os.pipe()
         except OSError:
-            return list(_compress(todo, self._matches(directory, todo)))
+            return None
         try:
             child = os.fork()
         except OSError:
-            child = -1
+            os.close(read_end)
+            os.close(write_end)
+            return None
         if child == 0:  # pragma: no cover - the child's coverage is not collected
             status = 1
             try:
                 os.close(read_end)
-                flags = self._matches(directory, todo[:half])
-                view = memoryview(flags)
+                view = memoryview(self._matches(directory, todo[:half]))
                 while view:
                     view = view[os.write(write_end, view) :]
                 status = 0
@@ -1829,13 +1828,10 @@ class IndexCache:
                 theirs += chunk
         finally:
             os.close(read_end)
-        if child > 0:
-            _pid, status = os.waitpid(child, 0)
-            if status != 0:
-                theirs = bytearray()
-        if len(theirs) != half:
+        _pid, status = os.waitpid(child, 0)
+        if status != 0 or len(theirs) != half:
             theirs = self._matches(directory, todo[:half])
-        return list(_compress(todo, theirs + mine))
+        return theirs + mine
 
     def _matches(self, directory: str, positions: Sequence[int]) -> bytearray:
         """One byte per entry: 1 when its file still has the cached stamp."""
@@ -1934,7 +1930,7 @@ class IndexCache:
         )
         names = [name for _key, name, _entry in kept]
         keys = {key[0] for key, _name, _entry in kept}
-        in_order = all(name.isascii() or page_key(key[1]) == key[0] for key, name, _entry in kept)
+        in_order = all(sorts_by_page_key(key[1]) for key, _name, _entry in kept)
         numbers: List[int] = []
         for _key, _name, entry in kept:
             numbers += entry[:3]
@@ -2043,7 +2039,7 @@ class PageScan:
     def collision(self, record: PageRecord) -> Optional[str]:
         """Another page whose key equals the record's (NFC, then case folding), if any."""
         cache = self.cache
-        if cache is not None and cache.ordered and _keyed_in_order(record):
+        if cache is not None and cache.ordered and sorts_by_page_key(record.stem):
             for other in self.fresh:
                 if other.key == record.key and other.name != record.name:
                     return other.name
@@ -2077,7 +2073,7 @@ class PageScan:
             return None
         written = {page.name for page in pages}
         extras = [r for r in self.fresh if r.name not in written] + list(pages)
-        if any(r.errors or r.row is None or not _keyed_in_order(r) for r in extras):
+        if any(r.errors or r.row is None or not sorts_by_page_key(r.stem) for r in extras):
             return None
         hits = self.hits
         if cache.errors and not cache.errors.keys().isdisjoint(hits):
@@ -2222,11 +2218,9 @@ def index_build(records: Sequence[PageRecord]) -> Tuple[Optional[str], List[Dict
     if errors:
         errors.sort(key=lambda e: e["file"])
         return None, errors
-    # A record's stem is NFC and, for ASCII, its key is the index sort key (render_index's rule).
-    # Keys are unique here, so ordering by the sort key alone equals ordering the whole rows.
-    keyed = {
-        (r.key if r.stem.isascii() else r.stem.casefold()): (r.stem, r.row or "") for r in records
-    }
+    # Page keys are unique here; where the first parts of the sort keys are too, ordering by
+    # them alone equals ordering the whole rows.
+    keyed = {index_sort_key(r.stem)[0]: (r.stem, r.row or "") for r in records}
     if len(keyed) == len(records):
         return _render_ordered(map(keyed.__getitem__, sorted(keyed))), []
     return render_index((r.stem, r.row or "") for r in records), []
