@@ -16,6 +16,8 @@ import pickle
 import sys
 from typing import IO, Callable, Dict, List, Optional, Sequence
 
+import echoes_vault as rules
+
 from .diagnose import Finding, diagnose, replacement
 from .vault import INDEX, PAGE, PageFacts, Vault
 
@@ -30,19 +32,12 @@ Findings = Dict[str, List[Finding]]
 Facts = Dict[str, PageFacts]
 
 
-def available_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def auto_jobs(pages: int) -> int:
     """Processes for a whole-vault check of this many pages: one per CPU for a large vault on a
     platform that can fork, otherwise one."""
-    if not hasattr(os, "fork") or pages < MIN_PAGES:
+    if not rules.can_fork() or pages < MIN_PAGES:
         return 1
-    return max(1, min(available_cpus(), MAX_JOBS))
+    return max(1, min(rules.usable_cpus(), MAX_JOBS))
 
 
 class _Worker:
@@ -93,7 +88,7 @@ def diagnose_files(
     """Findings of `files` (those with any), the same as diagnosing them one by one here, using
     up to `jobs` processes. `progress` hears how many files are done."""
     pages = sorted(path for path in files if _is_page(vault, path))
-    if jobs < 2 or len(pages) < jobs or not hasattr(os, "fork"):
+    if jobs < 2 or len(pages) < jobs or not rules.can_fork():
         return _diagnose(vault, files, progress)
     rest = [path for path in files if not _is_page(vault, path)]
     index = [path for path in rest if vault.entries[path].kind == INDEX]

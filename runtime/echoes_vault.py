@@ -1787,7 +1787,7 @@ class IndexCache:
         checks the second (whatever goes wrong in the child, this process checks its half)."""
         todo = [at for at, name in enumerate(self.names) if name in present]
         flags = None
-        if len(todo) >= PARALLEL_STAT_MIN and _may_fork():
+        if len(todo) >= PARALLEL_STAT_MIN and can_fork() and usable_cpus() > 1:
             flags = self._matches_in_two(directory, todo)
         if flags is None:
             flags = self._matches(directory, todo)
@@ -1964,17 +1964,18 @@ class IndexCache:
         self.changed = {}
 
 
-def _may_fork() -> bool:
-    """A second process helps only with a second CPU, and forking is safe only without threads
-    (the runtime has none; a program importing it may)."""
+def can_fork() -> bool:
+    """Whether this process may fork workers: `fork` exists, and no other thread runs (the
+    runtime starts none; a program importing it may, and forking one is unsafe)."""
     threading = sys.modules.get("threading")
-    if not hasattr(os, "fork") or (threading is not None and threading.active_count() > 1):
-        return False
+    return hasattr(os, "fork") and (threading is None or threading.active_count() == 1)
+
+
+def usable_cpus() -> int:
     try:
-        cpus = len(os.sched_getaffinity(0))  # type: ignore[attr-defined,unused-ignore]
+        return len(os.sched_getaffinity(0))  # type: ignore[attr-defined,unused-ignore]
     except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return cpus > 1
+        return os.cpu_count() or 1
 
 
 def _pack_integers(values: Sequence[int], signed: bool) -> str:
