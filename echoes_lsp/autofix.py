@@ -17,11 +17,10 @@ import difflib
 import os
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-import echoes_vault as rules
-
 from . import fixes
 from .diagnose import expected_index
 from .report import FixOutcome
+from .runtime import echoes_vault as rules
 from .runtime_client import RuntimeCall, RuntimeFailure, run, runtime_for
 from .vault import PAGE, Vault, read_text
 

@@ -14,8 +14,6 @@ import sys
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-import echoes_vault as rules
-
 from . import autofix, parallel
 from .codes import SEVERITY_RANK
 from .config import FAIL_LEVELS, CheckConfig, ConfigError, check_selectors, resolve, split_list
@@ -36,6 +34,7 @@ from .report import (
     render_text,
     write,
 )
+from .runtime import echoes_vault as rules
 from .runtime_client import RuntimeCall
 from .vault import Vault, find_workspace, read_text
 

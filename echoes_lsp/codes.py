@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Dict, NamedTuple
 
-DOCS_URL = "https://github.com/echoes-lsp/echoes-lsp/blob/main/README.md"
+DOCS_URL = "https://github.com/echoes-lsp/echoes-lsp/blob/main/docs/diagnostics.md"
 
 ERROR = "error"
 WARNING = "warning"

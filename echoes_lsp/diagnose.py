@@ -9,10 +9,9 @@ import os
 from functools import lru_cache
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-import echoes_vault as rules
-
 from .codes import CODES, SEVERITY_RANK, matches
 from .markdown import heading_key, page_stem
+from .runtime import echoes_vault as rules
 from .vault import (
     ASSET,
     DAILY,

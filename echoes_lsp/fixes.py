@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import List, NamedTuple, Optional, Tuple
 
-import echoes_vault as rules
+from .runtime import echoes_vault as rules
 
 CALLOUT = "> [!warning] DEPRECATED"
 FIELD_TEMPLATE = {

@@ -13,12 +13,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-import echoes_vault as rules
-
 from .catalog import Card, catalog, make_card
 from .completion import page_documentation
 from .diagnose import replacement
 from .markdown import BlockId, Heading, Link, Structure, heading_key, scan
+from .runtime import echoes_vault as rules
 from .vault import DAILY, LEGACY_DAILY, PAGE, Entry, Vault
 
 SYMBOL_LIMIT = 100

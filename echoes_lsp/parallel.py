@@ -16,9 +16,8 @@ import pickle
 import sys
 from typing import IO, Callable, Dict, List, Optional, Sequence
 
-import echoes_vault as rules
-
 from .diagnose import Finding, diagnose, replacement
+from .runtime import echoes_vault as rules
 from .vault import INDEX, PAGE, PageFacts, Vault
 
 # Below this many pages the fork and the exchange cost more than they save.

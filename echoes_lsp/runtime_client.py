@@ -11,7 +11,7 @@ import stat
 import sys
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
-import echoes_vault as rules
+from .runtime import echoes_vault as rules
 
 BOOTSTRAP_COMMANDS = ("init", "migrate", "upgrade", "protocol")
 DEFAULT_AGENT = "echoes-lsp"

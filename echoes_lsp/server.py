@@ -18,8 +18,6 @@ from urllib.parse import unquote
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-import echoes_vault as rules
-
 from . import __version__
 from .diagnose import Finding, apply_policy, diagnose, marker_finding
 from .lsp_util import (
@@ -30,6 +28,7 @@ from .lsp_util import (
     to_diagnostic,
     uri_to_path,
 )
+from .runtime import echoes_vault as rules
 from .runtime_client import RuntimeCall, RuntimeFailure, run
 from .settings import Settings, parse_settings
 from .vault import Vault, find_workspace, read_text

@@ -28,9 +28,8 @@ from typing import (
     Tuple,
 )
 
-import echoes_vault as rules
-
 from .markdown import Structure, has_deprecated_callout, heading_key, scan
+from .runtime import echoes_vault as rules
 
 MAX_PARSE_BYTES = 16 * 1024 * 1024
 DAILY_LEGACY = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")

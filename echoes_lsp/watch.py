@@ -19,8 +19,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-import echoes_vault as rules
-
 from .check import (
     EXIT_CLEAN,
     EXIT_FOUND,
@@ -46,6 +44,7 @@ from .report import (
     render_text_footer,
     write,
 )
+from .runtime import echoes_vault as rules
 from .vault import ASSET, PAGE, Entry
 
 # Files editors write next to the one being saved; never worth a re-check.

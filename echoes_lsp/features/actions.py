@@ -8,11 +8,10 @@ from typing import Callable, List, Optional
 
 from lsprotocol import types
 
-import echoes_vault as rules
-
 from .. import fixes
 from ..diagnose import Finding
 from ..lsp_util import make_range, path_to_uri, uri_to_path
+from ..runtime import echoes_vault as rules
 from ..server import EchoesServer, Folder
 from ..vault import PAGE
 from . import commands

@@ -11,9 +11,8 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-import echoes_vault as rules
-
 from ..lsp_util import path_to_uri, request_failed, shown, uri_to_path
+from ..runtime import echoes_vault as rules
 from ..server import EchoesServer, Folder
 from ..vault import Vault
 from .documents import disk_hash, stale_finding

@@ -9,10 +9,9 @@ from typing import Any, List, Optional, Set, Tuple
 
 from lsprotocol import types
 
-import echoes_vault as rules
-
 from ..diagnose import Finding, Related, diagnose_vault
 from ..lsp_util import Columns, path_to_uri, uri_to_path
+from ..runtime import echoes_vault as rules
 from ..server import EchoesServer, Folder
 from ..vault import read_text, stamp_of
 

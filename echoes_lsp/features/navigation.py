@@ -20,8 +20,6 @@ from urllib.parse import unquote
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-import echoes_vault as rules
-
 from .. import completion as completing
 from ..lsp_util import Columns, make_range, path_to_uri, request_failed, uri_to_path
 from ..markdown import Link, Structure
@@ -47,6 +45,7 @@ from ..navigation import (
     title_of,
     title_place,
 )
+from ..runtime import echoes_vault as rules
 from ..server import EchoesServer, Folder
 from ..vault import PAGE, Entry, Vault, read_text
 

@@ -92,7 +92,7 @@ def test_hook_entry_on_staged_files(tmp_path: Path) -> None:
 
 def test_plain_git_hook_blocks_a_bad_commit(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
-    docs = (ROOT / "README.md").read_text(encoding="utf-8")
+    docs = (ROOT / "docs" / "ci-and-obsidian.md").read_text(encoding="utf-8")
     snippet = re.search(r"```sh\n(#!/bin/sh\n# \.git/hooks/pre-commit.*?)```", docs, re.S)
     assert snippet, "the README has the plain Git hook snippet"
     hook = repo / ".git" / "hooks" / "pre-commit"

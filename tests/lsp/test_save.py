@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-import echoes_vault as rules
+from echoes_lsp.runtime import echoes_vault as rules
 
 from .conftest import Session, codes, copy_vault
 

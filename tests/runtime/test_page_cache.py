@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from .conftest import ROOT, page
 
 sys.path.insert(0, str(ROOT / "runtime"))
-import echoes_vault as ev
+from echoes_lsp.runtime import echoes_vault as ev
 
 # `é` twice (NFC and NFD), `ſ` folding to `s`, and `ǰ`, whose case folding is not NFC.
 STEMS = ["alpha", "Alpha", "beta", "BETA", "gamma", "star", "é", "É", "ſtar", "e\u0301", "ǰ"]

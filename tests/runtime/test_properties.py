@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from .conftest import PYTHON, ROOT, RUNTIME, base_env, make_repo, page
 
 sys.path.insert(0, str(ROOT / "runtime"))
-import echoes_vault as ev
+from echoes_lsp.runtime import echoes_vault as ev
 
 SUBPROCESS = settings(
     max_examples=10,

@@ -1,4 +1,4 @@
-"""The README documents every diagnostic code at the anchor its `codeDescription` links to."""
+"""The docs document every diagnostic code at the anchor its `codeDescription` links to."""
 
 from __future__ import annotations
 
@@ -6,14 +6,16 @@ from pathlib import Path
 
 from echoes_lsp.codes import CODES, DOCS_URL
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+CODES_PAGE = (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")
 
 
 def test_every_code_has_its_anchor_and_heading() -> None:
     for code in CODES.values():
         assert code.url == f"{DOCS_URL}#{code.anchor}"
-        assert f'<a id="{code.anchor}"></a>' in README, code.code
-        assert f"### {code.code} — " in README, code.code
+        assert f'<a id="{code.anchor}"></a>' in CODES_PAGE, code.code
+        assert f"## {code.code} — " in CODES_PAGE, code.code
 
 
 def test_the_two_commands_are_documented() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import echoes_vault as rules
+from echoes_lsp.runtime import echoes_vault as rules
 
 BODY = "\n".join(f"Line {n} of a long body [[link-{n}]]." for n in range(400)) + "\n"
 

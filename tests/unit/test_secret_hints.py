@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import echoes_vault as rules
+from echoes_lsp.runtime import echoes_vault as rules
 from tests.runtime.test_s17_secrets import SHAPES
 
 # Pieces that assemble into credential shapes, near-misses and prose.
