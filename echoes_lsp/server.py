@@ -17,6 +17,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import default_converter
 
 from . import __version__
 from .diagnose import Finding, apply_policy, diagnose, marker_finding
@@ -31,6 +32,7 @@ from .lsp_util import (
 from .runtime import echoes_vault as rules
 from .runtime_client import RuntimeCall, RuntimeFailure, run
 from .settings import Settings, parse_settings
+from .transport import run_stdio, strict_converter
 from .vault import Vault, find_workspace, read_text
 
 log = logging.getLogger("echoes_lsp")
@@ -54,7 +56,9 @@ class EchoesServer(LanguageServer):
     """State: one vault model per workspace, open-page base hashes, debounce timers."""
 
     def __init__(self) -> None:
-        super().__init__("echoes-lsp", __version__)
+        super().__init__(
+            "echoes-lsp", __version__, converter_factory=strict_converter(default_converter)
+        )
         self.settings = Settings()
         self.folders: Dict[str, Folder] = {}
         self.base_hashes: Dict[str, Optional[str]] = {}
@@ -472,6 +476,5 @@ def serve(argv: Sequence[str]) -> int:
                 )
                 return 2
             server.start_ws(host, int(port))
-    else:
-        server.start_io()
-    return 0
+        return 0
+    return run_stdio(server)
