@@ -439,6 +439,39 @@ def apply_policy(findings: Sequence[Finding], policy: Policy) -> List[Tuple[Find
     return decided
 
 
+DEFAULT_LIMIT = 1000
+
+
+def cap(decided: Sequence[Tuple[Finding, str]], limit: int) -> List[Tuple[Finding, str]]:
+    """At most `limit` findings for one document, the most severe first; the rest become one
+    summary finding at the first of them, so an editor never receives a flood (a page of
+    200,000 broken links would otherwise send 200,000 diagnostics). `limit` 0 keeps all."""
+    if limit <= 0 or len(decided) <= limit:
+        return list(decided)
+    ranked = sorted(
+        decided, key=lambda item: (-SEVERITY_RANK[item[1]], item[0].line, item[0].start)
+    )
+    kept, hidden = ranked[:limit], ranked[limit:]
+    counts: Dict[str, int] = {}
+    for finding, _level in hidden:
+        counts[finding.code] = counts.get(finding.code, 0) + 1
+    first = min(hidden, key=lambda item: (item[0].line, item[0].start))[0]
+    code = max(counts, key=lambda name: (counts[name], name))
+    by_code = ", ".join(f"{name} ×{counts[name]:,}" for name in sorted(counts))
+    summary = Finding(
+        code,
+        f"{len(hidden):,} more diagnostics in this document are not shown ({by_code}); "
+        f"the limit is echoes.diagnostics.maxPerDocument = {limit:,}",
+        first.line,
+        first.start,
+        first.end_line,
+        first.end,
+    )
+    kept.sort(key=lambda item: (item[0].line, item[0].start, item[0].code))
+    kept.append((summary, max((lvl for _f, lvl in hidden), key=SEVERITY_RANK.__getitem__)))
+    return kept
+
+
 @lru_cache(maxsize=1024)
 def _reported_level(policy: Policy, code: str) -> Optional[str]:
     """The severity a code is reported at under a policy, or None when it is not reported."""

@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
 from . import __version__
-from .diagnose import Finding, apply_policy, diagnose, marker_finding
+from .diagnose import Finding, apply_policy, cap, diagnose, marker_finding
 from .lsp_util import (
     Columns,
     path_to_uri,
@@ -234,9 +234,10 @@ class EchoesServer(LanguageServer):
             return []
         lines = self.lines_of(path)
         policy = self.settings.policy()
+        decided = cap(apply_policy(self.findings(uri), policy), self.settings.max_per_document)
         return [
             to_diagnostic(finding, severity, lines, self.columns, self.lines_of)
-            for finding, severity in apply_policy(self.findings(uri), policy)
+            for finding, severity in decided
         ]
 
     def publish(self, uri: str) -> None:
