@@ -35,7 +35,7 @@ from .report import (
 )
 from .runtime import echoes_vault as rules
 from .runtime_client import RuntimeCall
-from .vault import Vault, find_workspace, read_text
+from .vault import Vault, decode_text, find_workspace, read_text
 
 FORMATS = ("text", "json", "sarif", "github", "concise")
 PROGRESS_THRESHOLD = 1000
@@ -445,16 +445,7 @@ def _flags(args: argparse.Namespace) -> Dict[str, object]:
 
 
 def _read_stdin() -> Tuple[Optional[str], Optional[str]]:
-    data = sys.stdin.buffer.read()
-    if b"\x00" in data:
-        return None, "is a binary file (contains NUL bytes), not UTF-8 text"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return None, f"is not valid UTF-8 (byte {error.start})"
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return rules.normalize_newlines(text), None
+    return decode_text(sys.stdin.buffer.read())
 
 
 def _validate(args: argparse.Namespace) -> None:

@@ -225,8 +225,9 @@ class EchoesServer(LanguageServer):
             self.report_failure("a background task", task.exception())
 
     def open_document(self, uri: str) -> Any:
-        """The open document for a URI in any quoting (the store keys unquoted URIs)."""
-        return self.workspace.text_documents.get(unquote(uri))
+        """The open document for a URI in any quoting: the one lookup of an open buffer."""
+        documents = self.workspace.text_documents
+        return documents.get(uri) or documents.get(unquote(uri))
 
     def open_uris(self) -> List[str]:
         """URIs of open documents, in the quoted form this server publishes."""

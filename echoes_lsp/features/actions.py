@@ -11,9 +11,8 @@ from lsprotocol import types
 from .. import fixes
 from ..diagnose import Finding
 from ..lsp_util import make_range, path_to_uri, uri_to_path
-from ..runtime import echoes_vault as rules
 from ..state import EchoesServer, Folder
-from ..vault import PAGE
+from ..vault import PAGE, read_text
 from . import Feature, commands
 
 QUICKFIX = types.CodeActionKind.QuickFix
@@ -162,12 +161,7 @@ def code_action(
             )
         )
     if "EV701" in codes:
-        disk_text = None
-        try:
-            with open(path, encoding="utf-8") as handle:
-                disk_text = rules.normalize_newlines(handle.read())
-        except (OSError, UnicodeDecodeError):
-            pass
+        disk_text, _error = read_text(path)
         if disk_text is not None:
             actions.append(
                 types.CodeAction(

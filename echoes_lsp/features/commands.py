@@ -14,7 +14,7 @@ from pygls.exceptions import JsonRpcException
 from ..lsp_util import path_to_uri, request_failed, shown, uri_to_path
 from ..runtime import echoes_vault as rules
 from ..state import EchoesServer, Folder
-from ..vault import Vault
+from ..vault import Vault, read_bytes
 from . import Command
 from .documents import disk_event, disk_hash, stale_finding
 
@@ -106,7 +106,7 @@ async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
     folder = ls.folder_for_path(path)
     if folder is None or path is None:
         raise request_failed(f"{uri} is not inside an EchoesVault")
-    if folder.vault.rel(path) != f"{rules.PAGES_DIR}/{os.path.basename(path)}":
+    if not folder.vault.is_page(path):
         raise request_failed("only knowledge pages (EchoesVault/pages/*.md) are saved this way")
     text = ls.document_text(uri)
     if text is None:
@@ -307,8 +307,10 @@ async def show_disk(ls: EchoesServer, *args: Any) -> Any:
     path = uri_to_path(uri or "")
     if not path or not os.path.isfile(path):
         raise request_failed(f"{uri} does not exist on disk")
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        text = handle.read()
+    data, error = read_bytes(path)
+    if data is None:
+        raise request_failed(f"{uri} {error}")
+    text = rules.normalize_newlines(data.decode("utf-8", "replace"))
     directory = tempfile.mkdtemp(prefix="echoes-disk-")
     copy = os.path.join(directory, "disk-" + os.path.basename(path))
     with open(copy, "w", encoding="utf-8") as handle:

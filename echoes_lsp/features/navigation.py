@@ -14,7 +14,6 @@ import logging
 import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
-from urllib.parse import unquote
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
@@ -100,16 +99,7 @@ class Doc:
 
     @property
     def is_page(self) -> bool:
-        if self.entry is not None:
-            return self.entry.kind == PAGE
-        rel = self.vault.rel(self.path) or ""
-        return rel.startswith(rules.PAGES_DIR + "/") and rel.count("/") == 1
-
-
-def buffer(ls: EchoesServer, uri: str) -> Optional[str]:
-    """The text of an open document (newline-normalized), or None."""
-    document = ls.workspace.text_documents.get(uri) or ls.workspace.text_documents.get(unquote(uri))
-    return rules.normalize_newlines(document.source) if document is not None else None
+        return self.vault.is_page(self.path)
 
 
 def open_documents(ls: EchoesServer) -> Dict[str, Tuple[str, Optional[int]]]:
@@ -129,7 +119,7 @@ def load(ls: EchoesServer, uri: str) -> Optional[Doc]:
     folder = ls.folder_for_path(path)
     if folder is None:
         return None
-    text = buffer(ls, uri)
+    text = ls.document_text(uri)
     if text is None:
         if not os.path.isfile(path):
             return None
@@ -163,7 +153,7 @@ class Ranges:
         lines: Optional[List[str]]
         opened = self.opened.get(path)
         if opened is not None:
-            text = buffer(self.ls, opened[0])
+            text = self.ls.document_text(opened[0])
             lines = text.split("\n") if text is not None else None
         else:
             entry = None
@@ -204,7 +194,7 @@ class Ranges:
             opened = self.opened.get(entry.path)
             if opened is None:
                 return entry.structure
-            return structure_for(vault, entry.path, buffer(self.ls, opened[0]))
+            return structure_for(vault, entry.path, self.ls.document_text(opened[0]))
 
         return structure_of
 
@@ -786,10 +776,10 @@ async def will_rename(
         page = vault.entry(old)
         if page is None or page.kind != PAGE:
             continue
-        rel = vault.rel(new) or ""
-        if not (rel.startswith(rules.PAGES_DIR + "/") and rel.count("/") == 1):
+        if not vault.is_page(new):
             ls.show(
-                f"{page.rel} is moving out of pages/; links to it are left as they are",
+                f"{page.rel} is moving out of pages/ (or is no longer a .md file); links to it "
+                "are left as they are",
                 types.MessageType.Warning,
             )
             continue
