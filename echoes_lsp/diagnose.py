@@ -9,7 +9,7 @@ import os
 from functools import lru_cache
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from .codes import CODES, SEVERITY_RANK, matches
+from .codes import CODES, matches
 from .markdown import heading_key, page_stem
 from .runtime import echoes_vault as rules
 from .vault import (
@@ -80,10 +80,6 @@ class Policy(NamedTuple):
         if self.ignore and matches(code, self.ignore):
             return False
         return self.level(code) != "off"
-
-    def at_least(self, code: str, threshold: str) -> bool:
-        level = self.level(code)
-        return level != "off" and SEVERITY_RANK[level] >= SEVERITY_RANK[threshold]
 
 
 def _whole_line(code: str, message: str, line: int = 0, length: int = 0) -> Finding:

@@ -268,7 +268,6 @@ class Vault:
         self,
         workspace: str,
         exclude: Iterable[str] = (),
-        overlay_reader: Optional[Callable[[str], Optional[str]]] = None,
         *,
         lean: bool = False,
     ) -> None:
@@ -284,7 +283,6 @@ class Vault:
         self.assets: Dict[str, List[str]] = {}
         self.overlays: Dict[str, str] = {}
         self.marker = Marker(False, None, None)
-        self.root_symlink = False
         self.pending: Set[str] = set()
         # Bumped on every model change, so derived views (completion lists) can be cached;
         # listeners hear which file changed (None: possibly all of them).
@@ -372,7 +370,6 @@ class Vault:
         self.assets.clear()
         self.pending.clear()
         self._changed()
-        self.root_symlink = os.path.islink(self.root)
         self.marker = read_marker(self.root)
         if not os.path.isdir(self.root):
             return
@@ -663,13 +660,6 @@ class Vault:
             changes.append((marker, False))
         return changes
 
-    def refresh_from_disk(self) -> Set[str]:
-        """Reconcile with the disk: the fallback when nobody reports file changes."""
-        changed: Set[str] = set()
-        for path, deleted in self.stat_changes():
-            changed |= self.remove(path) if deleted else self.update(path)
-        return changed
-
     # -- queries --------------------------------------------------------------------------------
 
     def page(self, stem_or_key: str) -> Optional[Entry]:
@@ -742,10 +732,3 @@ def find_workspace(path: str) -> Optional[str]:
         if parent == current:
             return None
         current = parent
-
-
-def is_regular(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False

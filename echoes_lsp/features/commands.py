@@ -6,7 +6,7 @@ import asyncio
 import functools
 import os
 import tempfile
-from typing import Any, Awaitable, Callable, Dict, List, Optional
+from typing import Any, Awaitable, Callable, Dict, Optional
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -339,7 +339,3 @@ COMMANDS = [
         (DISK, show_disk),
     )
 ]
-
-
-def command_names() -> List[str]:
-    return [INIT, STATUS, START, SEARCH, APPEND, SAVE, REBUILD, HYDRATE, END, CREATE, DISK]
