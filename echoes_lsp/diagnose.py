@@ -81,10 +81,6 @@ class Policy(NamedTuple):
             return False
         return self.level(code) != "off"
 
-    def at_least(self, code: str, threshold: str) -> bool:
-        level = self.level(code)
-        return level != "off" and SEVERITY_RANK[level] >= SEVERITY_RANK[threshold]
-
 
 def _whole_line(code: str, message: str, line: int = 0, length: int = 0) -> Finding:
     return Finding(code, message, line, 0, line, length)

@@ -61,7 +61,7 @@ def classify(rel: str) -> str:
         return OTHER_MD if is_md else OTHER
     top = parts[0]
     if top == rules.PAGES_DIR:
-        return PAGE if len(parts) == 2 and name.endswith(".md") else STRAY
+        return PAGE if rules.is_page_path(rel) else STRAY
     if top == rules.DAILY_DIR:
         if len(parts) == 2 and DAILY_LEGACY.match(name):
             return LEGACY_DAILY
@@ -175,9 +175,10 @@ class Marker(NamedTuple):
         return self.present and self.problem is None
 
 
-def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
-    """Decoded, newline-normalized text, or an error sentence for EV401. FIFOs, sockets and
-    devices are never read (opening a FIFO without a writer would block)."""
+def read_bytes(path: str) -> Tuple[Optional[bytes], Optional[str]]:
+    """The bytes of a vault file, or an error sentence for EV401. Every read of a file in the
+    vault goes through here: FIFOs, sockets and devices are never read (opening a FIFO without
+    a writer would block), and a file over MAX_PARSE_BYTES is not read whole."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as error:
@@ -201,6 +202,12 @@ def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
         os.close(fd)
     if len(data) > MAX_PARSE_BYTES:
         return None, f"is larger than {MAX_PARSE_BYTES // (1024 * 1024)} MiB and is not analysed"
+    return data, None
+
+
+def decode_text(data: bytes) -> Tuple[Optional[str], Optional[str]]:
+    """Text as the engine analyses it (UTF-8, without a byte-order mark, newlines normalized), or
+    an error sentence for EV401: the one decoder for files and standard input."""
     if b"\x00" in data:
         return None, "is a binary file (contains NUL bytes), not UTF-8 text"
     try:
@@ -212,6 +219,14 @@ def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
     return rules.normalize_newlines(text), None
 
 
+def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
+    """Decoded, newline-normalized text of a vault file, or an error sentence for EV401."""
+    data, error = read_bytes(path)
+    if data is None:
+        return None, error
+    return decode_text(data)
+
+
 @lru_cache(maxsize=1 << 16)
 def key_of(stem: str) -> str:
     """`page_key` of a link target, memoized: the same targets recur across a vault."""
@@ -220,13 +235,15 @@ def key_of(stem: str) -> str:
 
 def read_marker(vault_root: str) -> Marker:
     path = os.path.join(vault_root, rules.MARKER_NAME)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            raw = handle.read()
-    except FileNotFoundError:
+    if not os.path.exists(path):
         return Marker(False, None, "marker `.echoes-vault.json` is missing")
-    except (OSError, UnicodeDecodeError) as error:
-        return Marker(True, None, f"marker cannot be read: {error}")
+    data, error = read_bytes(path)
+    if data is None:
+        return Marker(True, None, f"marker {error}")
+    try:
+        raw = rules.normalize_newlines(data.decode("utf-8"))
+    except UnicodeDecodeError as problem:
+        return Marker(True, None, f"marker is not valid UTF-8 (byte {problem.start})")
     line = next((i for i, text in enumerate(raw.split("\n")) if "protocolVersion" in text), 0)
     try:
         data = json.loads(raw)
@@ -251,7 +268,6 @@ class Vault:
         self,
         workspace: str,
         exclude: Iterable[str] = (),
-        overlay_reader: Optional[Callable[[str], Optional[str]]] = None,
         *,
         lean: bool = False,
     ) -> None:
@@ -267,7 +283,6 @@ class Vault:
         self.assets: Dict[str, List[str]] = {}
         self.overlays: Dict[str, str] = {}
         self.marker = Marker(False, None, None)
-        self.root_symlink = False
         self.pending: Set[str] = set()
         # Bumped on every model change, so derived views (completion lists) can be cached;
         # listeners hear which file changed (None: possibly all of them).
@@ -290,10 +305,28 @@ class Vault:
 
     # -- discovery ------------------------------------------------------------------------------
 
-    def excluded(self, rel: str) -> bool:
-        if any(part.startswith(".") for part in rel.split("/")[:-1]):
+    def hides(self, rel: str) -> bool:
+        """The exclusion rule for one step of a path: a dot file or folder (`.obsidian/`, editor
+        swap files; the marker at the vault root excepted), or a match of an `exclude` pattern.
+        `walk` applies it to each file and folder on the way down."""
+        if rel[rel.rfind("/") + 1 :].startswith(".") and rel != rules.MARKER_NAME:
             return True
         return any(fnmatch.fnmatch(rel, pattern) for pattern in self.exclude)
+
+    def excluded(self, rel: str) -> bool:
+        """Whether the model leaves out this vault-relative path: `hides` holds for it or for a
+        folder above it (so a file event and a scan of the disk agree)."""
+        end = rel.find("/")
+        while end != -1:
+            if self.hides(rel[:end]):
+                return True
+            end = rel.find("/", end + 1)
+        return self.hides(rel)
+
+    def is_page(self, path: str) -> bool:
+        """Whether `path` is, or would be once written, a knowledge page of this vault."""
+        rel = self.rel(path)
+        return rel is not None and rules.is_page_path(rel)
 
     def rel(self, path: str) -> Optional[str]:
         """Vault-relative path with `/`, or None when outside the vault."""
@@ -302,10 +335,12 @@ class Vault:
             return None
         return os.path.relpath(absolute, self.root).replace(os.sep, "/")
 
-    def walk(self) -> Iterator[Tuple[str, str, bool]]:
-        """(path, rel, is_symlink) of every vault file; dot-folders and excludes skipped."""
-        stack: List[Tuple[str, str]] = [(self.root, "")]
-        patterns = self.exclude
+    def walk(self, top: Optional[str] = None) -> Iterator[Tuple[str, str, bool]]:
+        """(path, rel, is_symlink) of every file in the vault (or in its folder `top`) that is
+        not `excluded`."""
+        start = self.root if top is None else top
+        prefix = "" if top is None else (self.rel(top) or "") + "/"
+        stack: List[Tuple[str, str]] = [(start, prefix)]
         while stack:
             directory, prefix = stack.pop()
             try:
@@ -314,11 +349,8 @@ class Vault:
                 continue
             with iterator:
                 for item in iterator:
-                    name = item.name
-                    if name[0] == "." and name != rules.MARKER_NAME:
-                        continue
-                    rel = prefix + name
-                    if patterns and any(fnmatch.fnmatch(rel, pattern) for pattern in patterns):
+                    rel = prefix + item.name
+                    if self.hides(rel):
                         continue
                     try:
                         if item.is_symlink():
@@ -338,7 +370,6 @@ class Vault:
         self.assets.clear()
         self.pending.clear()
         self._changed()
-        self.root_symlink = os.path.islink(self.root)
         self.marker = read_marker(self.root)
         if not os.path.isdir(self.root):
             return
@@ -554,10 +585,8 @@ class Vault:
 
     def _add_tree(self, directory: str) -> Set[str]:
         changed: Set[str] = set()
-        for root, dirs, files in os.walk(directory):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            for name in files:
-                changed |= self.update(os.path.join(root, name))
+        for path, _rel, _symlink in self.walk(directory):
+            changed |= self.update(path)
         return changed
 
     def remove(self, path: str) -> Set[str]:
@@ -631,13 +660,6 @@ class Vault:
             changes.append((marker, False))
         return changes
 
-    def refresh_from_disk(self) -> Set[str]:
-        """Reconcile with the disk: the fallback when nobody reports file changes."""
-        changed: Set[str] = set()
-        for path, deleted in self.stat_changes():
-            changed |= self.remove(path) if deleted else self.update(path)
-        return changed
-
     # -- queries --------------------------------------------------------------------------------
 
     def page(self, stem_or_key: str) -> Optional[Entry]:
@@ -710,10 +732,3 @@ def find_workspace(path: str) -> Optional[str]:
         if parent == current:
             return None
         current = parent
-
-
-def is_regular(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False

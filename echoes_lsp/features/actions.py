@@ -11,16 +11,26 @@ from lsprotocol import types
 from .. import fixes
 from ..diagnose import Finding
 from ..lsp_util import make_range, path_to_uri, uri_to_path
-from ..runtime import echoes_vault as rules
-from ..server import EchoesServer, Folder
-from ..vault import PAGE
-from . import commands
+from ..state import EchoesServer, Folder
+from ..vault import PAGE, read_text
+from . import Feature, commands
 
 QUICKFIX = types.CodeActionKind.QuickFix
 SAVE_KIND = "source.echoes.save"
 REBUILD_KIND = "source.echoes.rebuildIndex"
 APPEND_KIND = "source.echoes.append"
 DEPRECATE_KIND = "refactor.rewrite.echoes.deprecate"
+OPTIONS = types.CodeActionOptions(
+    code_action_kinds=[
+        QUICKFIX,
+        types.CodeActionKind.Source,
+        SAVE_KIND,
+        REBUILD_KIND,
+        APPEND_KIND,
+        DEPRECATE_KIND,
+    ],
+    resolve_provider=False,
+)
 
 
 def text_edit(ls: EchoesServer, uri: str, old: str, new: str) -> types.WorkspaceEdit:
@@ -72,188 +82,171 @@ def matching(diagnostics: List[types.Diagnostic], code: str) -> Optional[List[ty
     return found or None
 
 
-def register(server: EchoesServer) -> None:
-    @server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(
-            code_action_kinds=[
-                QUICKFIX,
-                types.CodeActionKind.Source,
-                SAVE_KIND,
-                REBUILD_KIND,
-                APPEND_KIND,
-                DEPRECATE_KIND,
-            ],
-            resolve_provider=False,
-        ),
-    )
-    def code_action(
-        ls: EchoesServer, params: types.CodeActionParams
-    ) -> Optional[List[types.CodeAction]]:
-        uri = params.text_document.uri
-        path = uri_to_path(uri)
-        folder = ls.folder_for_path(path)
-        text = ls.document_text(uri)
-        if folder is None or path is None or text is None:
-            return None
-        entry = folder.vault.entry(path)
-        only = params.context.only
-        actions: List[types.CodeAction] = []
-        client_diags = list(params.context.diagnostics or [])
-        findings = [f for f in ls.findings(uri) if overlaps(f, params.range)]
-        codes = {f.code for f in findings}
-        is_page = entry is not None and entry.kind == PAGE
-        workspace_uri = path_to_uri(folder.workspace)
+def code_action(
+    ls: EchoesServer, params: types.CodeActionParams
+) -> Optional[List[types.CodeAction]]:
+    uri = params.text_document.uri
+    path = uri_to_path(uri)
+    folder = ls.folder_for_path(path)
+    text = ls.document_text(uri)
+    if folder is None or path is None or text is None:
+        return None
+    entry = folder.vault.entry(path)
+    only = params.context.only
+    actions: List[types.CodeAction] = []
+    client_diags = list(params.context.diagnostics or [])
+    findings = [f for f in ls.findings(uri) if overlaps(f, params.range)]
+    codes = {f.code for f in findings}
+    is_page = entry is not None and entry.kind == PAGE
+    workspace_uri = path_to_uri(folder.workspace)
 
-        def fix(title: str, code: str, transform: Callable[[str], Optional[str]]) -> None:
-            new = transform(text)
-            if new is not None and new != text:
-                actions.append(
-                    types.CodeAction(
-                        title=title,
-                        kind=QUICKFIX,
-                        diagnostics=matching(client_diags, code),
-                        edit=text_edit(ls, uri, text, new),
-                        is_preferred=True,
-                    )
-                )
-
-        if is_page and codes & {"EV100", "EV101", "EV104"}:
-            stem = os.path.basename(path)[:-3]
-            code = next(c for c in ("EV104", "EV100", "EV101") if c in codes)
-            fix(
-                "Insert the missing frontmatter fields",
-                code,
-                lambda t: fixes.insert_missing_fields(t, stem),
-            )
-        if is_page and "EV201" in codes:
-            fix("Join the summary onto one line", "EV201", fixes.join_summary)
-        if is_page and "EV310" in codes:
-            fix("Add the `> [!warning] DEPRECATED` callout", "EV310", fixes.add_deprecated_callout)
-        for finding in findings:
-            if finding.code == "EV300":
-                line = text.split("\n")[finding.line]
-                stem = line[finding.start : finding.end]
-                actions.append(
-                    command_action(
-                        f"Create page `{stem}` through EchoesVault",
-                        QUICKFIX,
-                        commands.CREATE,
-                        {"workspace": workspace_uri, "name": stem},
-                        folder,
-                        matching(client_diags, "EV300"),
-                    )
-                )
-        if "EV400" in codes:
-            for block in fixes.conflict_blocks(text):
-                if block.end < params.range.start.line or block.start > params.range.end.line:
-                    continue
-                for keep in ("ours", "theirs", "both"):
-                    fix(
-                        f"Resolve conflict: keep {keep}",
-                        "EV400",
-                        functools.partial(resolve, block=block, keep=keep),
-                    )
-        if "EV402" in codes:
-            actions.append(
-                command_action(
-                    "Rebuild the index through EchoesVault",
-                    QUICKFIX,
-                    commands.REBUILD,
-                    {"workspace": workspace_uri},
-                    folder,
-                    matching(client_diags, "EV402"),
-                )
-            )
-        if "EV701" in codes:
-            disk_text = None
-            try:
-                with open(path, encoding="utf-8") as handle:
-                    disk_text = rules.normalize_newlines(handle.read())
-            except (OSError, UnicodeDecodeError):
-                pass
-            if disk_text is not None:
-                actions.append(
-                    types.CodeAction(
-                        title="Reload the disk version (discard buffer changes)",
-                        kind=QUICKFIX,
-                        diagnostics=matching(client_diags, "EV701"),
-                        edit=text_edit(ls, uri, text, disk_text),
-                    )
-                )
+    def fix(title: str, code: str, transform: Callable[[str], Optional[str]]) -> None:
+        new = transform(text)
+        if new is not None and new != text:
             actions.append(
                 types.CodeAction(
-                    title="Open the disk version beside the buffer",
+                    title=title,
                     kind=QUICKFIX,
-                    diagnostics=matching(client_diags, "EV701"),
-                    command=types.Command(
-                        title="Open disk version", command=commands.DISK, arguments=[{"uri": uri}]
-                    ),
+                    diagnostics=matching(client_diags, code),
+                    edit=text_edit(ls, uri, text, new),
+                    is_preferred=True,
                 )
             )
+
+    if is_page and codes & {"EV100", "EV101", "EV104"}:
+        stem = os.path.basename(path)[:-3]
+        code = next(c for c in ("EV104", "EV100", "EV101") if c in codes)
+        fix(
+            "Insert the missing frontmatter fields",
+            code,
+            lambda t: fixes.insert_missing_fields(t, stem),
+        )
+    if is_page and "EV201" in codes:
+        fix("Join the summary onto one line", "EV201", fixes.join_summary)
+    if is_page and "EV310" in codes:
+        fix("Add the `> [!warning] DEPRECATED` callout", "EV310", fixes.add_deprecated_callout)
+    for finding in findings:
+        if finding.code == "EV300":
+            line = text.split("\n")[finding.line]
+            stem = line[finding.start : finding.end]
             actions.append(
                 command_action(
-                    "Overwrite the disk version with this buffer (asks to confirm)",
+                    f"Create page `{stem}` through EchoesVault",
                     QUICKFIX,
-                    commands.SAVE,
-                    {"uri": uri, "confirmOverwrite": "ask"},
+                    commands.CREATE,
+                    {"workspace": workspace_uri, "name": stem},
                     folder,
-                    matching(client_diags, "EV701"),
+                    matching(client_diags, "EV300"),
                 )
             )
-        if is_page and entry is not None and entry.info is not None and not entry.info.deprecated:
-            new = fixes.mark_deprecated(text)
-            if new is not None:
-                actions.append(
-                    types.CodeAction(
-                        title="Mark this page deprecated",
-                        kind=DEPRECATE_KIND,
-                        edit=text_edit(ls, uri, text, new),
-                    )
+    if "EV400" in codes:
+        for block in fixes.conflict_blocks(text):
+            if block.end < params.range.start.line or block.start > params.range.end.line:
+                continue
+            for keep in ("ours", "theirs", "both"):
+                fix(
+                    f"Resolve conflict: keep {keep}",
+                    "EV400",
+                    functools.partial(resolve, block=block, keep=keep),
                 )
-        if is_page and "EV701" not in codes:
-            actions.append(
-                command_action(
-                    "Save through EchoesVault (hash-checked)",
-                    SAVE_KIND,
-                    commands.SAVE,
-                    {"uri": uri},
-                    folder,
-                )
-            )
+    if "EV402" in codes:
         actions.append(
             command_action(
-                "Rebuild the EchoesVault index",
-                REBUILD_KIND,
+                "Rebuild the index through EchoesVault",
+                QUICKFIX,
                 commands.REBUILD,
                 {"workspace": workspace_uri},
                 folder,
+                matching(client_diags, "EV402"),
             )
         )
-        selection = params.range
-        if selection.start != selection.end:
-            lines = text.split("\n")
-            start_line = min(selection.start.line, len(lines) - 1)
-            end_line = min(selection.end.line, len(lines) - 1)
-            start = ls.columns.from_client(lines[start_line], selection.start.character)
-            end = ls.columns.from_client(lines[end_line], selection.end.character)
-            chosen = "\n".join(lines[start_line : end_line + 1])
-            chosen = chosen[start:]
-            chosen = chosen[: len(chosen) - (len(lines[end_line]) - end)]
-            if chosen.strip():
-                actions.append(
-                    command_action(
-                        "Append the selection to a new scratchpad entry",
-                        APPEND_KIND,
-                        commands.APPEND,
-                        {"workspace": workspace_uri, "entry": chosen},
-                        folder,
-                    )
+    if "EV701" in codes:
+        disk_text, _error = read_text(path)
+        if disk_text is not None:
+            actions.append(
+                types.CodeAction(
+                    title="Reload the disk version (discard buffer changes)",
+                    kind=QUICKFIX,
+                    diagnostics=matching(client_diags, "EV701"),
+                    edit=text_edit(ls, uri, text, disk_text),
                 )
-        if only:
-            actions = [
-                a
-                for a in actions
-                if a.kind and any(a.kind == k or a.kind.startswith(k + ".") for k in only)
-            ]
-        return actions
+            )
+        actions.append(
+            types.CodeAction(
+                title="Open the disk version beside the buffer",
+                kind=QUICKFIX,
+                diagnostics=matching(client_diags, "EV701"),
+                command=types.Command(
+                    title="Open disk version", command=commands.DISK, arguments=[{"uri": uri}]
+                ),
+            )
+        )
+        actions.append(
+            command_action(
+                "Overwrite the disk version with this buffer (asks to confirm)",
+                QUICKFIX,
+                commands.SAVE,
+                {"uri": uri, "confirmOverwrite": "ask"},
+                folder,
+                matching(client_diags, "EV701"),
+            )
+        )
+    if is_page and entry is not None and entry.info is not None and not entry.info.deprecated:
+        new = fixes.mark_deprecated(text)
+        if new is not None:
+            actions.append(
+                types.CodeAction(
+                    title="Mark this page deprecated",
+                    kind=DEPRECATE_KIND,
+                    edit=text_edit(ls, uri, text, new),
+                )
+            )
+    if is_page and "EV701" not in codes:
+        actions.append(
+            command_action(
+                "Save through EchoesVault (hash-checked)",
+                SAVE_KIND,
+                commands.SAVE,
+                {"uri": uri},
+                folder,
+            )
+        )
+    actions.append(
+        command_action(
+            "Rebuild the EchoesVault index",
+            REBUILD_KIND,
+            commands.REBUILD,
+            {"workspace": workspace_uri},
+            folder,
+        )
+    )
+    selection = params.range
+    if selection.start != selection.end:
+        lines = text.split("\n")
+        start_line = min(selection.start.line, len(lines) - 1)
+        end_line = min(selection.end.line, len(lines) - 1)
+        start = ls.columns.from_client(lines[start_line], selection.start.character)
+        end = ls.columns.from_client(lines[end_line], selection.end.character)
+        chosen = "\n".join(lines[start_line : end_line + 1])
+        chosen = chosen[start:]
+        chosen = chosen[: len(chosen) - (len(lines[end_line]) - end)]
+        if chosen.strip():
+            actions.append(
+                command_action(
+                    "Append the selection to a new scratchpad entry",
+                    APPEND_KIND,
+                    commands.APPEND,
+                    {"workspace": workspace_uri, "entry": chosen},
+                    folder,
+                )
+            )
+    if only:
+        actions = [
+            a
+            for a in actions
+            if a.kind and any(a.kind == k or a.kind.startswith(k + ".") for k in only)
+        ]
+    return actions
+
+
+FEATURES = [Feature(types.TEXT_DOCUMENT_CODE_ACTION, code_action, OPTIONS)]

@@ -1663,6 +1663,13 @@ def _is_page_name(name: str) -> bool:
     return name.endswith(".md") and not name.startswith(".")
 
 
+def is_page_path(rel: str) -> bool:
+    """Whether a vault-relative path (with `/`) names a knowledge page: a `.md` file, not a dot
+    file, directly in `pages/` (anything else there is a stray file or folder)."""
+    folder, _, name = rel.partition("/")
+    return folder == PAGES_DIR and "/" not in name and _is_page_name(name)
+
+
 def _primary(name: str) -> str:
     """The first part of a page file name's index sort key: in an ordered cache, its page key."""
     return index_sort_key(name[:-3])[0]
