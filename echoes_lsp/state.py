@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 from urllib.parse import unquote
@@ -35,10 +36,13 @@ from .runtime import echoes_vault as rules
 from .runtime_client import RuntimeCall, RuntimeFailure, run
 from .settings import Settings, parse_settings
 from .transport import strict_converter
-from .vault import Vault, find_workspace, read_text
+from .vault import Vault, find_workspace, prepare, read_text
 
 log = logging.getLogger("echoes_lsp")
 PARSE_CHUNK = 400
+# Open documents longer than this (in characters) are analysed and diagnosed off the event loop,
+# so that no request waits more than a few milliseconds behind them.
+LARGE_TEXT = 128 * 1024
 RENAME_MEMORY = 30.0
 STRICT_ENV = "ECHOES_LSP_STRICT"
 # The start of every message that reports an unexpected failure (a bug) to the person.
@@ -104,6 +108,11 @@ class EchoesServer(LanguageServer):
         # test suite sets it) they are re-raised rather than answered, so a bug fails a test.
         self.failures = 0
         self.strict = os.environ.get(STRICT_ENV) == "1"
+        # Large documents are analysed and diagnosed in one worker thread, one job per URI at a
+        # time; a change that arrives meanwhile is picked up when the job comes round again.
+        self.large_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="echoes-large")
+        self.large_jobs: Dict[str, asyncio.Task[Any]] = {}
+        self.large_again: Set[str] = set()
 
     def report_failure(
         self, what: str, error: Optional[BaseException] = None, show: bool = True
@@ -288,9 +297,103 @@ class EchoesServer(LanguageServer):
             for finding, severity in decided
         ]
 
+    # -- large documents -------------------------------------------------------------------------
+
+    def is_large(self, uri: str) -> bool:
+        """Whether an open document is too large to analyse on the event loop."""
+        document = self.open_document(uri)
+        return document is not None and len(document.source) > LARGE_TEXT
+
+    def refresh_large(self, folder: Folder, uri: str, path: str) -> None:
+        """Analyse (if its text changed) and re-diagnose a large document, off the event loop."""
+        if uri in self.large_jobs:
+            self.large_again.add(uri)
+            return
+        task = asyncio.ensure_future(self._large_job(folder, uri, path))
+        self.large_jobs[uri] = task
+        task.add_done_callback(self._task_done)
+        self.background.add(task)
+
+    async def _large_job(self, folder: Folder, uri: str, path: str) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                self.large_again.discard(uri)
+                text = self.document_text(uri)
+                described = folder.vault.describe(path)
+                if text is None or described is None:
+                    return
+                if folder.vault.overlays.get(path) != text:
+                    kind, key = described
+                    entry = folder.vault.entries.get(path)
+                    base = entry.counts if entry is not None else None
+                    prepared = await loop.run_in_executor(
+                        self.large_pool, prepare, kind, key, text, base
+                    )
+                    if uri in self.large_again:
+                        continue  # newer text arrived: analyse that instead
+                    if self.open_document(uri) is None:
+                        return
+                    changed = folder.vault.open(path, text, prepared)
+                    if not self.pull:
+                        await self.publish_now(uri)
+                    # Refreshing the pages that link here re-asks for this page too: that
+                    # request is this very run.
+                    again = uri in self.large_again
+                    self.after_change(folder, changed)
+                    if not again:
+                        self.large_again.discard(uri)
+                elif not self.pull:
+                    await self.publish_now(uri)
+                if uri not in self.large_again:
+                    return
+        finally:
+            self.large_jobs.pop(uri, None)
+
+    async def diagnostics_async(self, uri: str) -> List[types.Diagnostic]:
+        """`diagnostics`, computed in the worker thread for a large document. The model may
+        change meanwhile (only the event loop changes it): the work is repeated until a run saw
+        no change, at most three times."""
+        folder = self.folder_for_uri(uri)
+        if folder is None or not self.is_large(uri):
+            return self.diagnostics(uri)
+        await folder.loaded.wait()  # parsing the rest of the vault must not run in two threads
+        job = self.large_jobs.get(uri)
+        if job is not None and job is not asyncio.current_task():
+            await asyncio.shield(job)
+        loop = asyncio.get_running_loop()
+        result: List[types.Diagnostic] = []
+        for _attempt in range(3):
+            generation = folder.vault.generation
+            try:
+                result = await loop.run_in_executor(self.large_pool, self.diagnostics, uri)
+            except Exception:
+                log.debug("the model changed while diagnosing %s; again", uri, exc_info=True)
+                continue
+            if folder.vault.generation == generation:
+                break
+        return result
+
+    async def publish_now(self, uri: str) -> None:
+        diagnostics = await self.diagnostics_async(uri)
+        document = self.open_document(uri)
+        if document is None:
+            return
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=diagnostics, version=document.version
+            )
+        )
+
     def publish(self, uri: str) -> None:
         if self.pull:
             return
+        if self.is_large(uri):
+            folder = self.folder_for_uri(uri)
+            path = uri_to_path(uri)
+            if folder is not None and path is not None:
+                self.refresh_large(folder, uri, path)
+                return
         document = self.open_document(uri)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(

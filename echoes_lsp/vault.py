@@ -32,6 +32,8 @@ from .markdown import Structure, has_deprecated_callout, heading_key, scan
 from .runtime import echoes_vault as rules
 
 MAX_PARSE_BYTES = 16 * 1024 * 1024
+# A file linking to more distinct pages than this keeps its link counts (see `Entry.counts`).
+LARGE_LINK_KEYS = 1000
 DAILY_LEGACY = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 PREVIEW_LINES = 6
 
@@ -106,6 +108,9 @@ class Entry:
     text_hash: Optional[str] = None
     stamp: Optional[Tuple[int, int]] = None
     ascii: bool = True
+    # Page keys and counts of the links of a file with very many (see `LARGE_LINK_KEYS`), so
+    # that an edit changes the backlink index by the difference instead of twice over.
+    counts: Optional[Dict[str, int]] = None
     _deprecated: Optional[Tuple[object, bool]] = None
 
     def __init__(self, path: str, rel: str, kind: str, symlink: bool = False) -> None:
@@ -225,6 +230,98 @@ def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
     if data is None:
         return None, error
     return decode_text(data)
+
+
+class Analysis(NamedTuple):
+    """What parsing one text finds, made from the text alone: a large document is analysed
+    in a worker thread and the result installed in the model on the event loop."""
+
+    text_hash: str
+    ascii: bool
+    secrets: Sequence[rules.SecretHit]
+    info: Optional[rules.PageInfo]
+    structure: Optional[Structure]
+    callout: bool
+    preview: Tuple[str, ...]
+    title: Optional[str]
+    conflicts: Sequence[rules.Problem]
+    counts: Dict[str, int]
+
+
+class Prepared(NamedTuple):
+    """An analysis, and the change to the backlink index it makes against the link counts
+    (`base`) the file had when the analysis began."""
+
+    analysis: Analysis
+    base: Optional[Dict[str, int]]
+    delta: Optional[Dict[str, int]]
+
+
+def analyse(kind: str, key: str, text: str) -> Analysis:
+    """Parse the text of a vault file of this kind (and page key). Pure: safe in a thread."""
+    secrets = rules.find_secrets(text)
+    info: Optional[rules.PageInfo] = None
+    structure: Optional[Structure] = None
+    callout = False
+    preview: Tuple[str, ...] = ()
+    title: Optional[str] = None
+    conflicts: Sequence[rules.Problem] = []
+    if kind == PAGE:
+        info = rules.analyze_page(text)
+        body = info.body_line
+        structure = scan(text, body)
+        lines = text.split("\n")
+        callout = has_deprecated_callout(lines, body)
+        preview = tuple(lines[body : body + PREVIEW_LINES + 2])
+        title = next((h.text for h in structure.headings if h.level == 1), None)
+    else:
+        if rules.may_hold_conflict_markers(text):
+            conflicts = rules.find_conflict_markers(text.split("\n"))
+        if kind in (DAILY, LEGACY_DAILY):
+            structure = scan(text)
+    return Analysis(
+        rules.text_sha256(text),
+        text.isascii(),
+        secrets,
+        info,
+        structure,
+        callout,
+        preview,
+        title,
+        conflicts,
+        count_links(structure, key),
+    )
+
+
+def prepare(kind: str, key: str, text: str, base: Optional[Dict[str, int]]) -> Prepared:
+    """`analyse`, plus the backlink change against `base`. Pure: safe in a thread."""
+    analysis = analyse(kind, key, text)
+    delta = None if base is None else count_delta(base, analysis.counts)
+    return Prepared(analysis, base, delta)
+
+
+def count_delta(before: Dict[str, int], after: Dict[str, int]) -> Dict[str, int]:
+    delta = {key: count - before.get(key, 0) for key, count in after.items()}
+    delta.update((key, -count) for key, count in before.items() if key not in after)
+    return {key: change for key, change in delta.items() if change}
+
+
+def count_links(structure: Optional[Structure], own_key: str) -> Dict[str, int]:
+    """Page keys a file links to, with counts (one `page_key` call per distinct target); a
+    link to a heading of the file itself counts for `own_key`."""
+    counts: Dict[str, int] = {}
+    if structure is None:
+        return counts
+    keys: Dict[str, str] = {}
+    for link in structure.links:
+        if link.is_asset:
+            continue
+        stem = link.page_stem
+        key = keys.get(stem)
+        if key is None:
+            key = keys[stem] = key_of(stem) if stem else own_key
+        counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 @lru_cache(maxsize=1 << 16)
@@ -457,9 +554,18 @@ class Vault:
         entry.parsed = False
         self.ensure(entry)
 
-    def _parse(self, entry: Entry, text: Optional[str]) -> None:
+    def _parse(
+        self, entry: Entry, text: Optional[str], prepared: Optional[Prepared] = None
+    ) -> None:
         self._changed(entry.path)
-        if not self.lean:
+        # A prepared analysis carries the backlink change against the counts it started from;
+        # when the file was parsed again meanwhile, its links are unlinked and linked in full.
+        delta = (
+            prepared.delta
+            if prepared is not None and entry.parsed and prepared.base is entry.counts
+            else None
+        )
+        if not self.lean and delta is None:
             self._unlink(entry)
         entry.parsed = True
         entry.adopted = False
@@ -477,67 +583,72 @@ class Vault:
         if text is None:
             entry.text_hash = None
             return
-        entry.text_hash = None if self.lean else rules.text_sha256(text)
+        if not self.lean:
+            found = (
+                prepared.analysis if prepared is not None else analyse(entry.kind, entry.key, text)
+            )
+            entry.text_hash = found.text_hash
+            entry.ascii = found.ascii
+            entry.secrets = found.secrets
+            entry.info = found.info
+            entry.structure = found.structure
+            entry.callout = found.callout
+            entry.preview = found.preview
+            entry.title = found.title
+            entry.conflicts = found.conflicts
+            if delta is not None:
+                self._shift(entry.path, delta)
+            else:
+                self._shift(entry.path, found.counts)
+            entry.counts = found.counts if len(found.counts) > LARGE_LINK_KEYS else None
+            return
+        entry.text_hash = None
         entry.ascii = text.isascii()
         entry.secrets = rules.find_secrets(text)
         if entry.kind == PAGE:
             entry.info = rules.analyze_page(text)
             body = entry.info.body_line
-            if self.lean:
-                # A batch check scans a page only when one of its links may need a diagnostic
-                # or another page links to one of its anchors; it shows no previews or titles,
-                # and reads the callout of deprecated pages only.
-                entry.structure = Structure.deferred(text, body)
-                entry.callout = entry.deprecated and has_deprecated_callout(
-                    text.split("\n", body + 12)[: body + 12], body
-                )
-                return
-            entry.structure = scan(text, body)
-            lines = text.split("\n")
-            entry.callout = has_deprecated_callout(lines, body)
-            entry.preview = tuple(lines[body : body + PREVIEW_LINES + 2])
-            entry.title = next((h.text for h in entry.structure.headings if h.level == 1), None)
+            # A batch check scans a page only when one of its links may need a diagnostic or
+            # another page links to one of its anchors; it shows no previews or titles, and
+            # reads the callout of deprecated pages only.
+            entry.structure = Structure.deferred(text, body)
+            entry.callout = entry.deprecated and has_deprecated_callout(
+                text.split("\n", body + 12)[: body + 12], body
+            )
         else:
             if rules.may_hold_conflict_markers(text):
                 entry.conflicts = rules.find_conflict_markers(text.split("\n"))
             if entry.kind in (DAILY, LEGACY_DAILY):
                 # a batch check locates a daily entry's links only when one needs a diagnostic
-                entry.structure = Structure.deferred(text) if self.lean else scan(text)
-        if not self.lean:
-            self._link(entry)
+                entry.structure = Structure.deferred(text)
 
     @staticmethod
     def link_keys(entry: Entry) -> Dict[str, int]:
-        """Page keys this file links to, with counts (one `page_key` call per distinct target)."""
-        counts: Dict[str, int] = {}
-        if entry.structure is None:
-            return counts
-        keys: Dict[str, str] = {}
-        for link in entry.structure.links:
-            if link.is_asset:
-                continue
-            stem = link.page_stem
-            key = keys.get(stem)
-            if key is None:
-                key = keys[stem] = key_of(stem) if stem else entry.key
-            counts[key] = counts.get(key, 0) + 1
-        return counts
+        """Page keys this file links to, with counts."""
+        if entry.counts is not None:
+            return entry.counts
+        return count_links(entry.structure, entry.key)
 
-    def _link(self, entry: Entry) -> None:
-        for key, count in self.link_keys(entry).items():
-            sources = self.backlinks.setdefault(key, {})
-            sources[entry.path] = sources.get(entry.path, 0) + count
+    def _shift(self, path: str, changes: Dict[str, int]) -> None:
+        """Add these link counts of one file to the backlink index (negative: remove)."""
+        backlinks = self.backlinks
+        for key, change in changes.items():
+            sources = backlinks.get(key)
+            if sources is None:
+                if change <= 0:
+                    continue
+                sources = backlinks[key] = {}
+            count = sources.get(path, 0) + change
+            if count > 0:
+                sources[path] = count
+            else:
+                sources.pop(path, None)
+                if not sources:
+                    del backlinks[key]
 
     def _unlink(self, entry: Entry) -> None:
-        for key, count in self.link_keys(entry).items():
-            sources = self.backlinks.get(key)
-            if not sources or entry.path not in sources:
-                continue
-            sources[entry.path] -= count
-            if sources[entry.path] <= 0:
-                del sources[entry.path]
-            if not sources:
-                del self.backlinks[key]
+        self._shift(entry.path, {key: -count for key, count in self.link_keys(entry).items()})
+        entry.counts = None
 
     # -- updates --------------------------------------------------------------------------------
 
@@ -550,8 +661,19 @@ class Vault:
     def _changed_keys(self, key: str, before: Optional[Face]) -> Set[str]:
         return {key} if key and self._face(key) != before else set()
 
-    def update(self, path: str, text: Optional[str] = None) -> Set[str]:
-        """A file was created or changed (from disk when `text` is None). Returns changed keys."""
+    def describe(self, path: str) -> Optional[Tuple[str, str]]:
+        """The kind and page key a file of the vault has (None outside it or excluded)."""
+        rel = self.rel(path)
+        if rel is None or rel == "." or self.excluded(rel):
+            return None
+        kind = classify(rel)
+        return kind, rules.page_key(rules.nfc(rel.split("/")[-1][:-3])) if kind == PAGE else ""
+
+    def update(
+        self, path: str, text: Optional[str] = None, prepared: Optional[Prepared] = None
+    ) -> Set[str]:
+        """A file was created or changed (from disk when `text` is None). Returns changed keys.
+        `prepared`, when given, is the analysis of `text` (made by `prepare`)."""
         path = os.path.abspath(path)
         if text is None:
             text = self.overlays.get(path)
@@ -575,12 +697,12 @@ class Vault:
             entry = self._register(path, rel, symlink)
             if not entry.parsed:
                 self.pending.discard(path)
-                self._parse(entry, text)
+                self._parse(entry, text, prepared)
             return self._changed_keys(key, before) if key else set()
         if entry.kind not in READ_KINDS or entry.symlink:
             return set()
         before = self._face(entry.key) if entry.key else None
-        self._parse(entry, text)
+        self._parse(entry, text, prepared)
         return self._changed_keys(entry.key, before)
 
     def _add_tree(self, directory: str) -> Set[str]:
@@ -626,10 +748,10 @@ class Vault:
     def rename(self, old: str, new: str) -> Set[str]:
         return self.remove(old) | self.update(new)
 
-    def open(self, path: str, text: str) -> Set[str]:
+    def open(self, path: str, text: str, prepared: Optional[Prepared] = None) -> Set[str]:
         path = os.path.abspath(path)
         self.overlays[path] = text
-        return self.update(path, text)
+        return self.update(path, text, prepared)
 
     def close(self, path: str) -> Set[str]:
         path = os.path.abspath(path)

@@ -184,6 +184,9 @@ def did_open(ls: EchoesServer, params: types.DidOpenTextDocumentParams) -> None:
     # editor's read and this notification from being overwritten silently.
     ls.base_hashes[uri] = rules.text_sha256(text) if os.path.lexists(path) else None
     ls.stale.pop(uri, None)
+    if ls.is_large(uri):
+        ls.refresh_large(folder, uri, path)
+        return
     changed = folder.vault.open(path, text)
     ls.publish(uri)
     ls.after_change(folder, changed)
@@ -281,11 +284,12 @@ def did_rename_files(ls: EchoesServer, params: types.RenameFilesParams) -> None:
                 disk_event(ls, folder, path, deleted=deleted)
 
 
-def document_diagnostic(
+async def document_diagnostic(
     ls: EchoesServer, params: types.DocumentDiagnosticParams
 ) -> types.RelatedFullDocumentDiagnosticReport:
     flush_pending(ls, params.text_document.uri)
-    return types.RelatedFullDocumentDiagnosticReport(items=ls.diagnostics(params.text_document.uri))
+    items = await ls.diagnostics_async(params.text_document.uri)
+    return types.RelatedFullDocumentDiagnosticReport(items=items)
 
 
 def workspace_diagnostic(
@@ -336,6 +340,9 @@ def flush_pending(ls: EchoesServer, uri: str) -> None:
 def update_overlay(ls: EchoesServer, folder: Folder, uri: str, path: str) -> Set[str]:
     text = ls.document_text(uri)
     if text is None:
+        return set()
+    if ls.is_large(uri):
+        ls.refresh_large(folder, uri, path)
         return set()
     return folder.vault.open(path, text)
 

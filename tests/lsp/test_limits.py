@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any, List
 
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .conftest import WAIT, Session, start_session
@@ -41,3 +43,68 @@ async def test_the_cap_is_a_setting(bare_client: LanguageClient, workspace: Path
     assert len(items) == 11
     assert "15 more diagnostics" in items[-1].message
     await asyncio.wait_for(session.alive(), WAIT)
+
+
+def big_page(links: int) -> str:
+    return HEAD + "".join(f"See [[missing-{number}]].\n" for number in range(links))
+
+
+async def test_requests_are_answered_while_a_huge_page_is_analysed(session: Session) -> None:
+    """100,000 links (bench/large_page_bench.py measures 200,000): a hover is answered before
+    the page's analysis is done (its diagnostics pushed, or a diagnostic refresh asked for), and
+    again while an edit is analysed."""
+    await wait_until_ready(session)
+    arrived = record_messages(session)
+    big = session.open(session.page("huge-links.md"), big_page(100_000))
+    hover = await asyncio.wait_for(
+        session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=session.page("auth.md").as_uri()),
+                position=types.Position(line=0, character=0),
+            )
+        ),
+        WAIT,
+    )
+    assert hover is None or hover.contents is not None
+    done = "workspace/diagnostic/refresh" if session.pull else f"publish {big}"
+    assert done not in arrived, "the big page was analysed before the hover was answered"
+    items = await session.diagnostics(big, lambda found: len(found) > 0, timeout=120)
+    assert len(items) == 1001
+    assert "99,000 more diagnostics" in items[-1].message
+    # An edit that mends the first link is analysed again; requests are served meanwhile.
+    session.edit(big, 7, 4, 17, "[[auth]]")
+    await asyncio.wait_for(session.alive(), WAIT)
+    items = await session.diagnostics(
+        big, lambda found: len(found) == 1001 and found[0].range.start.line == 8, timeout=120
+    )
+    assert "98,999 more diagnostics" in items[-1].message
+
+
+async def wait_until_ready(session: Session) -> None:
+    """Until the vault is indexed (and its first diagnostic refresh sent)."""
+    statuses = session.client.statuses  # type: ignore[attr-defined]
+    deadline = asyncio.get_event_loop().time() + WAIT
+    while not any(
+        getattr(s, "ready", None) or (isinstance(s, dict) and s.get("ready")) for s in statuses
+    ):
+        assert asyncio.get_event_loop().time() < deadline, "the vault was never ready"
+        await asyncio.sleep(0.05)
+
+
+def record_messages(session: Session) -> List[str]:
+    """What the client receives from now on: requests and notifications by method (a
+    diagnostics push as `publish <uri>`)."""
+    arrived: List[str] = []
+    protocol = session.client.protocol
+    handle = protocol.handle_message
+
+    def recording(message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
+            arrived.append(f"publish {message.params.uri}")
+        elif method:
+            arrived.append(method)
+        handle(message)
+
+    protocol.handle_message = recording  # type: ignore[method-assign]
+    return arrived
