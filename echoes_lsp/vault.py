@@ -776,7 +776,13 @@ class Vault:
             elif entry.parsed and entry.kind in READ_KINDS and not entry.symlink:
                 if stamp_of(path) != entry.stamp:
                     changes.append((path, False))
-        changes.extend((path, True) for path in known if path not in seen)
+        # An open buffer that was not on disk when it was parsed (a new, unsaved page) has not
+        # changed by still not being there.
+        changes.extend(
+            (path, True)
+            for path, entry in known.items()
+            if path not in seen and not (path in self.overlays and entry.stamp is None)
+        )
         marker = os.path.join(self.root, rules.MARKER_NAME)
         if read_marker(self.root) != self.marker:
             changes.append((marker, False))

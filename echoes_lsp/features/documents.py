@@ -375,7 +375,10 @@ def disk_event(ls: EchoesServer, folder: Folder, path: str, deleted: bool) -> No
     extra: List[str] = []
     if deleted:
         changed = folder.vault.remove(path)
-        if is_open:
+        if is_open and ls.is_large(uri):
+            ls.base_hashes[uri] = None
+            ls.refresh_large(folder, uri, path)
+        elif is_open:
             # Keep analysing the buffer of a page deleted while open.
             text = ls.document_text(uri) or ""
             changed |= folder.vault.open(path, text)
