@@ -248,7 +248,7 @@ def page_summary_markdown(vault: Vault, page: Entry) -> str:
             parts.append(f"> ⚠️ **Deprecated.** Use [[{found.stem}]] instead.")
         else:
             parts.append("> ⚠️ **Deprecated.** It names no replacement page.")
-    preview = _preview(page.preview)
+    preview = _preview(vault.preview(page))
     if preview:
         parts.append("---\n\n" + "\n".join(preview))
     return "\n\n".join(parts)

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import stat
+import sys
 from functools import lru_cache
 from typing import (
     Any,
@@ -319,9 +320,13 @@ def count_links(structure: Optional[Structure], own_key: str) -> Dict[str, int]:
         stem = link.page_stem
         key = keys.get(stem)
         if key is None:
-            key = keys[stem] = key_of(stem) if stem else own_key
+            key = keys[stem] = sys.intern(key_of(stem)) if stem else own_key
         counts[key] = counts.get(key, 0) + 1
     return counts
+
+
+def _disk_reader(path: str) -> Callable[[], str]:
+    return lambda: read_text(path)[0] or ""
 
 
 @lru_cache(maxsize=1 << 16)
@@ -601,6 +606,18 @@ class Vault:
             else:
                 self._shift(entry.path, found.counts)
             entry.counts = found.counts if len(found.counts) > LARGE_LINK_KEYS else None
+            if entry.path not in self.overlays:
+                entry.preview = ()  # read again from the disk when shown (see `preview`)
+            structure = found.structure
+            if structure is not None and structure.links and entry.path not in self.overlays:
+                # A closed file keeps its link counts, not its links (see Structure.links_later).
+                entry.counts = found.counts
+                entry.structure = Structure.links_later(
+                    structure.headings,
+                    structure.blocks,
+                    _disk_reader(entry.path),
+                    found.info.body_line if found.info is not None else 0,
+                )
             return
         entry.text_hash = None
         entry.ascii = text.isascii()
@@ -798,6 +815,17 @@ class Vault:
         """The page a link names, parsed or not (for what the listing alone tells)."""
         paths = self.by_key.get(key_of(stem_or_key))
         return self.entries[paths[0]] if paths else None
+
+    def preview(self, entry: Entry) -> Tuple[str, ...]:
+        """The first lines of a page's body: kept for an open page, read from the disk for a
+        closed one (hovers need a few of them; a large vault would hold them all)."""
+        if entry.preview or entry.info is None or entry.path in self.overlays:
+            return entry.preview
+        text, _error = read_text(entry.path)
+        if text is None:
+            return ()
+        body = entry.info.body_line
+        return tuple(text.split("\n", body + PREVIEW_LINES + 2)[body : body + PREVIEW_LINES + 2])
 
     def pages(self) -> List[Entry]:
         return [self.entries[paths[0]] for paths in self.by_key.values()]
