@@ -112,6 +112,8 @@ class Entry:
     # Page keys and counts of the links of a file with very many (see `LARGE_LINK_KEYS`), so
     # that an edit changes the backlink index by the difference instead of twice over.
     counts: Optional[Dict[str, int]] = None
+    # The page keys a closed file links to, one per link (a tuple is a third of a dict's size).
+    linked: Tuple[str, ...] = ()
     _deprecated: Optional[Tuple[object, bool]] = None
 
     def __init__(self, path: str, rel: str, kind: str, symlink: bool = False) -> None:
@@ -610,8 +612,11 @@ class Vault:
                 entry.preview = ()  # read again from the disk when shown (see `preview`)
             structure = found.structure
             if structure is not None and structure.links and entry.path not in self.overlays:
-                # A closed file keeps its link counts, not its links (see Structure.links_later).
-                entry.counts = found.counts
+                # A closed file keeps its link keys, not its links (see Structure.links_later).
+                if entry.counts is None:
+                    entry.linked = tuple(
+                        key for key, count in found.counts.items() for _ in range(count)
+                    )
                 entry.structure = Structure.links_later(
                     structure.headings,
                     structure.blocks,
@@ -644,6 +649,11 @@ class Vault:
         """Page keys this file links to, with counts."""
         if entry.counts is not None:
             return entry.counts
+        if entry.linked:
+            counts: Dict[str, int] = {}
+            for key in entry.linked:
+                counts[key] = counts.get(key, 0) + 1
+            return counts
         return count_links(entry.structure, entry.key)
 
     def _shift(self, path: str, changes: Dict[str, int]) -> None:
@@ -666,6 +676,7 @@ class Vault:
     def _unlink(self, entry: Entry) -> None:
         self._shift(entry.path, {key: -count for key, count in self.link_keys(entry).items()})
         entry.counts = None
+        entry.linked = ()
 
     # -- updates --------------------------------------------------------------------------------
 
