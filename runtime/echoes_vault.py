@@ -597,7 +597,7 @@ def normalize_page_name(name: str) -> str:
     if not isinstance(name, str):
         raise EchoesError("page name must be a string", "unsafe-path")
     normalized = nfc(name.strip())
-    while normalized.lower().endswith(".md"):
+    if normalized.endswith(".md"):  # only one final, lowercase `.md` (as the reference does)
         normalized = normalized[:-3]
     if not normalized:
         raise EchoesError("page name is empty", "unsafe-path")
@@ -619,13 +619,21 @@ def normalize_page_name(name: str) -> str:
     return normalized + ".md"
 
 
+def is_page_file(name: str) -> bool:
+    """Whether a file name in `pages/` is a knowledge page: `.md` in any case (as the reference
+    runtime reads `Upper.MD`), not hidden. Its stem is the name without the last three
+    characters."""
+    return len(name) > 3 and name[-3:].lower() == ".md" and not name.startswith(".")
+
+
 def page_name_problem(filename: str) -> Optional[str]:
     """Why an on-disk filename is not a safe page name, or None."""
+    candidate = filename[:-3] + ".md" if is_page_file(filename) else filename
     try:
-        normalized = normalize_page_name(filename)
+        normalized = normalize_page_name(candidate)
     except EchoesError as error:
         return str(error)
-    if normalized != nfc(filename) or not filename.endswith(".md"):
+    if normalized != nfc(candidate) or not is_page_file(filename):
         return f"filename {filename!r} is not in normalized form (expected {normalized!r})"
     return None
 
@@ -666,22 +674,25 @@ def index_summary(summary: str, deprecated: bool) -> str:
 
 
 def index_sort_key(stem: str) -> Tuple[str, str]:
-    """The index order (spec 8): the case-folded NFC stem, then the NFC stem."""
-    if stem.isascii():  # NFC is the identity and case folding is lowercasing
-        return (stem.lower(), stem)
-    stem = nfc(stem)
-    return (stem.casefold(), stem)
+    """The index order (spec 8) of the page `stem`: its NFC filename *with* `.md`, case-folded,
+    then that filename. The suffix matters: `api-gateway.md` sorts before `api.md`, because
+    `-` sorts before `.`. (NFC and case folding of `stem + ".md"` end in `.md` again.)"""
+    filename = stem + ".md"
+    if filename.isascii():  # NFC is the identity and case folding is lowercasing
+        return (filename.lower(), filename)
+    filename = nfc(filename)
+    return (filename.casefold(), filename)
 
 
 def sorts_by_page_key(stem: str) -> bool:
-    """Whether the stem's page key is the first part of its index sort key. Then pages with
-    distinct keys never tie in the index order, and a page key can be looked up by it."""
-    return stem.isascii() or page_key(stem) == index_sort_key(stem)[0]
+    """Whether the stem's page key (with `.md`) is the first part of its index sort key. Then
+    pages with distinct keys never tie in the index order, and a page key can be looked up by it."""
+    return stem.isascii() or page_key(stem) + ".md" == index_sort_key(stem)[0]
 
 
 def render_index(rows: Iterable[Tuple[str, str]]) -> str:
     """Index bytes for (page stem, index summary) rows; order of input does not matter."""
-    keyed = sorted((*index_sort_key(stem), summary) for stem, summary in rows)
+    keyed = sorted((index_sort_key(stem), nfc(stem), summary) for stem, summary in rows)
     return _render_ordered((stem, summary) for _key, stem, summary in keyed)
 
 
@@ -1659,12 +1670,9 @@ class PageRecord:
         self.errors = errors
 
 
-def _is_page_name(name: str) -> bool:
-    return name.endswith(".md") and not name.startswith(".")
-
-
 def _primary(name: str) -> str:
-    """The first part of a page file name's index sort key: in an ordered cache, its page key."""
+    """The first part of a page file name's index sort key: in an ordered cache, its page key
+    followed by `.md`."""
     return index_sort_key(name[:-3])[0]
 
 
@@ -1754,7 +1762,7 @@ class IndexCache:
     def locate(self, name: str) -> Optional[int]:
         """The entry of a page file name (a binary search when the cache is ordered)."""
         if self.ordered:
-            at = self.find(_primary(name))
+            at = self._find_primary(_primary(name))
             return at if at is not None and self.names[at] == name else None
         return self.position.get(name)
 
@@ -1871,9 +1879,12 @@ class IndexCache:
 
     def find(self, key: str) -> Optional[int]:
         """The entry whose page key is `key` in an ordered cache."""
+        return self._find_primary(key + ".md")
+
+    def _find_primary(self, primary: str) -> Optional[int]:
         names = self.names
-        at = _first_not_below(key, lambda at: _primary(names[at]), 0, len(names))
-        return at if at < len(names) and _primary(names[at]) == key else None
+        at = _first_not_below(primary, lambda at: _primary(names[at]), 0, len(names))
+        return at if at < len(names) and _primary(names[at]) == primary else None
 
     def drop(self, name: str) -> None:
         if self.get(name) is not None:
@@ -1930,7 +1941,7 @@ class IndexCache:
         )
         names = [name for _key, name, _entry in kept]
         keys = {key[0] for key, _name, _entry in kept}
-        in_order = all(sorts_by_page_key(key[1]) for key, _name, _entry in kept)
+        in_order = all(sorts_by_page_key(name[:-3]) for _key, name, _entry in kept)
         numbers: List[int] = []
         for _key, _name, entry in kept:
             numbers += entry[:3]
@@ -2082,7 +2093,8 @@ class PageScan:
         if written:
             gone = {cache.locate(page.name) for page in pages}
             hits = [at for at in hits if at not in gone]
-        extras.sort(key=lambda r: r.key)
+        # each extra's page key with `.md` is its sort key's first part (checked above)
+        extras.sort(key=lambda r: r.key + ".md")
         names, lines = cache.names, cache.lines
         pieces: List[str] = []
         start = 0
@@ -2091,10 +2103,9 @@ class PageScan:
             if record.key == previous:
                 return None
             previous = record.key
-            low = _first_not_below(
-                record.key, lambda at: _primary(names[hits[at]]), start, len(hits)
-            )
-            if low < len(hits) and _primary(names[hits[low]]) == record.key:
+            primary = record.key + ".md"
+            low = _first_not_below(primary, lambda at: _primary(names[hits[at]]), start, len(hits))
+            if low < len(hits) and _primary(names[hits[low]]) == primary:
                 return None
             pieces += map(lines.__getitem__, hits[start:low])
             pieces.append(index_line(record.stem, record.row or ""))
@@ -2150,14 +2161,14 @@ def scan_pages(
         try:
             info = os.lstat(path)
         except OSError as error:
-            if _is_page_name(name):
+            if is_page_file(name):
                 record = PageRecord(name)
                 record.errors = [f"EV401: cannot stat the page ({error.strerror})"]
                 scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{name}", str(error.strerror)))
                 records.append(record)
             continue
         kind = s_ifmt(info.st_mode)
-        if kind != s_ifreg or name[0] == "." or name[-3:] != ".md":
+        if kind != s_ifreg or name[0] == "." or (name[-3:] != ".md" and not is_page_file(name)):
             if kind == s_iflnk:
                 scan.symlinks.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
             elif name[0] == ".":
@@ -3901,7 +3912,7 @@ def cmd_search(ctx: Context, args: Any) -> Dict[str, Any]:
             names = [
                 e.name
                 for e in entries
-                if _is_page_name(e.name) and not e.is_symlink() and e.is_file(follow_symlinks=False)
+                if is_page_file(e.name) and not e.is_symlink() and e.is_file(follow_symlinks=False)
             ]
     names.sort(key=lambda n: index_sort_key(n[:-3]))
     needle = query.casefold()
