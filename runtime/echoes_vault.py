@@ -2307,7 +2307,13 @@ def read_payload(source: str) -> Dict[str, Any]:
     """A JSON object from standard input (`-`) or a UTF-8 file, at most MAX_PAYLOAD_BYTES."""
     try:
         if source == "-":
-            data = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+            stdin = sys.stdin
+            if stdin is None:
+                data = b""
+            elif getattr(stdin, "buffer", None) is not None:
+                data = stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+            else:  # an in-memory text stream given by a caller of main()
+                data = stdin.read(MAX_PAYLOAD_BYTES + 1).encode("utf-8", "surrogatepass")
         else:
             with open(source, "rb") as handle:
                 data = handle.read(MAX_PAYLOAD_BYTES + 1)
@@ -4407,16 +4413,48 @@ def _delegate(argv: Sequence[str]) -> Optional[int]:
         )
     import subprocess
 
-    sys.stdout.flush()
-    sys.stderr.flush()
-    return subprocess.call([sys.executable, ws.runtime, *argv])
+    command = [sys.executable, ws.runtime, *argv]
+    streams = (sys.stdin, sys.stdout, sys.stderr)
+    if all(_has_descriptor(stream) for stream in streams):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return subprocess.call(command)
+    # A caller of main() holds some stream in memory: relay through pipes instead.
+    given: Optional[bytes] = None
+    if sys.stdin is not None and not _has_descriptor(sys.stdin):
+        given = sys.stdin.read().encode("utf-8", "surrogatepass")
+    completed = subprocess.run(
+        command,
+        input=given,
+        stdin=None if given is not None or sys.stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+    )
+    _emit(sys.stdout, completed.stdout.decode("utf-8", "replace"))
+    _emit(sys.stderr, completed.stderr.decode("utf-8", "replace"))
+    return completed.returncode
+
+
+def _has_descriptor(stream: Any) -> bool:
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True
 
 
 def _emit(stream: Any, text: str) -> None:
+    """UTF-8 bytes on a real stream; the text itself on a text stream without `.buffer` (a
+    caller of `main()` capturing output in memory)."""
     try:
-        stream.buffer.write(text.encode("utf-8", "backslashreplace"))
-        stream.buffer.flush()
-    except (BrokenPipeError, OSError):
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            buffer.write(text.encode("utf-8", "backslashreplace"))
+            buffer.flush()
+        else:
+            stream.write(text)
+            stream.flush()
+    except (BrokenPipeError, OSError, ValueError):
         pass
 
 
