@@ -3896,8 +3896,8 @@ def cmd_start(ctx: Context, args: Any) -> str:
 
 def cmd_search(ctx: Context, args: Any) -> Dict[str, Any]:
     ws = ctx.ws
-    query = args.query
-    if not isinstance(query, str) or query == "":
+    query = args.query.strip() if isinstance(args.query, str) else ""
+    if query == "":
         raise EchoesError("the search query must not be empty", "usage")
     if "\n" in query or "\r" in query:
         raise EchoesError("the search query must be a single line", "usage")
@@ -4018,11 +4018,15 @@ def parse_page_item(item: Any, where: str) -> PreparedPage:
     return PreparedPage(name, text, expected, description)
 
 
-def _apply_description(page: PreparedPage, exists: bool) -> None:
-    """Spec 12.10: `indexDescription` becomes `summary` for a new page that has none."""
+def _apply_description(page: PreparedPage) -> None:
+    """Spec 12.10: `indexDescription` becomes `summary` for a page that has none (the reference
+    runtime converts it for an existing page too, so this runtime does)."""
     if page.description is None:
         return
     description = " ".join(page.description.split())
+    row = re.match(LEGACY_INDEX_ROW, description)
+    if row and nfc(row.group(1).strip()) == page.record.stem:
+        description = " ".join(row.group(2).split())  # a legacy index row for this very page
     lines = split_lines(page.text)
     fm = parse_frontmatter(lines)
     current = field_value(fm, "summary") if fm is not None else None
@@ -4033,12 +4037,6 @@ def _apply_description(page: PreparedPage, exists: bool) -> None:
                 "invalid-page",
             )
         return
-    if exists:
-        raise EchoesError(
-            f"page `{page.name}` exists: `indexDescription` converts only for new pages; write "
-            "`summary` in the frontmatter",
-            "invalid-page",
-        )
     if fm is None or fm.close_line is None:
         return
     lines.insert(fm.close_line, f"summary: {json.dumps(description, ensure_ascii=False)}")
@@ -4065,7 +4063,7 @@ def _check_against_disk(ws: Workspace, page: PreparedPage, scan: PageScan) -> No
             "and case folding",
             "collision",
         )
-    _apply_description(page, exists)
+    _apply_description(page)
     _validate_page_text(page)
     if exists:
         page.action = "updated"
@@ -4165,10 +4163,9 @@ def cmd_end(ctx: Context, args: Any) -> Dict[str, Any]:
             "--confirm-explicit-user-end once the user has asked to end or save",
             "confirmation-required",
         )
-    if args.payload is None:
-        raise EchoesError("`end` requires --payload - or --payload FILE", "usage")
     payload = read_payload(args.payload)
-    if "indexUpdates" in payload:
+    if payload.get("indexUpdates") not in (None, [], {}):
+        # spec 12.11 rejects legacy index updates; an empty or null field asks for none
         raise EchoesError(
             "`indexUpdates` is not accepted: the index is generated from page frontmatter",
             "payload",
@@ -4298,7 +4295,7 @@ def build_parser(only: Optional[str] = None) -> _Parser:
     globals_(parser, False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    payload_help = "`-` for stdin or a JSON file"
+    payload_help = "`-` for standard input (the default) or a UTF-8 JSON file"
     for name in COMMAND_NAMES:
         if only is not None and name != only:
             continue
@@ -4315,12 +4312,12 @@ def build_parser(only: Optional[str] = None) -> _Parser:
             command.add_argument("query")
             command.add_argument("--limit", type=int, default=100, help="maximum results (1..500)")
         elif name in ("append", "upsert"):
-            command.add_argument("--payload", required=True, help=payload_help)
+            command.add_argument("--payload", default="-", help=payload_help)
         elif name == "hash":
             command.add_argument("name")
         elif name == "end":
             command.add_argument("--confirm-explicit-user-end", action="store_true")
-            command.add_argument("--payload", default=None, help=payload_help)
+            command.add_argument("--payload", default="-", help=payload_help)
     return parser
 
 

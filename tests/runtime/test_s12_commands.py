@@ -58,18 +58,19 @@ def test_s12_10_index_description_compatibility(rt: Runtime, vault: Path) -> Non
         payload={"filename": "diff.md", "content": page("One."), "indexDescription": "Two."},
         code="invalid-page",
     )
-    rt.fail(
+    # as the reference runtime does, an existing page without a summary converts it too
+    rt.ok(
         "upsert",
         "--payload",
         "-",
         payload={
             "filename": "legacy.md",
             "content": legacy,
-            "indexDescription": "x",
+            "indexDescription": "Replaced.",
             "expectedSha256": rt.hash("legacy"),
         },
-        code="invalid-page",
     )
+    assert "- [[legacy]]: Replaced." in index_text(vault)
 
 
 def test_s12_10_new_page_with_hash_is_refused(rt: Runtime, vault: Path) -> None:
