@@ -3017,6 +3017,11 @@ def _engine_newer(other: Optional[str]) -> bool:
     return bool(mine and theirs and theirs > mine)
 
 
+def _engine_older(other: Optional[str]) -> bool:
+    mine, theirs = _version_tuple(ENGINE_VERSION), _version_tuple(other)
+    return bool(mine and theirs and theirs < mine)
+
+
 def project_runtime_json(info: Dict[str, Any]) -> Dict[str, Any]:
     """The project runtime as the reference runtime reports it, from `runtime_file_info`."""
     compatible = bool(info["recognized"] and info["protocolVersion"] == PROTOCOL_VERSION)
@@ -4779,6 +4784,8 @@ def _delegate(argv: Sequence[str]) -> Optional[int]:
             "engine; run `upgrade` explicitly to replace it",
             "unsupported-protocol",
         )
+    elif command in READ_ONLY_COMMANDS and _engine_older(project["engineVersion"]):
+        return None  # inspection of an older project runtime runs here, and reports it
     import subprocess
 
     child = [sys.executable, ws.runtime, *argv]
