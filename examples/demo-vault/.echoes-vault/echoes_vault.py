@@ -3917,8 +3917,9 @@ def render_card(report: Dict[str, Any]) -> str:
         f"- **Workspace:** `{report['workspace']}`",
         f"- **Protocol:** {PROTOCOL_VERSION} · {runtime}",
         f"- **Pages:** {counts['pages']} ({counts['deprecatedPages']} deprecated) · "
-        f"**Daily logs:** {counts['dailyLogs']} · **Index topics:** {counts['indexTopics']} · "
-        f"**Index:** {report['indexRefresh']['status']}",
+        f"**Daily logs:** {counts['dailyLogs']} · "
+        f"**Index:** {report['indexRefresh']['status']}, {counts['indexTopics']} "
+        f"page{'s' if counts['indexTopics'] != 1 else ''} listed",
     ]
     session = report["state"].get("session") or {}
     if report["state"]["status"] == "ok":
@@ -3959,6 +3960,12 @@ def render_card(report: Dict[str, Any]) -> str:
     if git.get("suggestedCommands"):
         lines += ["", "### Suggested Git commands (not run)", ""]
         lines += [f"- `{command}`" for command in git["suggestedCommands"]]
+    lines += [
+        "",
+        "_Counted here: the vault's structure, page frontmatter, the index, adapters, local "
+        "state and Git readiness. Not counted: links, assets, headings and deprecation callouts "
+        "inside pages; run `echoes-lsp check` to see those._",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -4329,13 +4336,40 @@ def cmd_search(ctx: Context, args: Any) -> Dict[str, Any]:
     return {"ok": True, "query": query, "limit": limit, "truncated": truncated, "results": results}
 
 
+def render_search_text(result: Dict[str, Any]) -> str:
+    """`search --format text`: one `file:line: text` line per match, then a count."""
+    lines = [f"{r['file']}:{r['line']}: {r['text']}" for r in result["results"]]
+    count = len(result["results"])
+    summary = f"{count} match{'es' if count != 1 else ''} for {result['query']!r}"
+    if result["truncated"]:
+        summary += f" (more exist: raise --limit above {result['limit']})"
+    return "\n".join(lines + [summary]) + "\n"
+
+
 def _page_path(ws: Workspace, name: str) -> str:
     return os.path.join(ws.pages, name)
 
 
+def _hash_target(ws: Workspace, given: str) -> str:
+    """The page name in `hash NAME`: a name, or a path to a file directly in the pages folder
+    (relative to the workspace or the current directory, or absolute)."""
+    if "/" not in given and os.sep not in given:
+        return given
+    candidates = [given] if os.path.isabs(given) else [os.path.join(ws.root, given), given]
+    for candidate in candidates:
+        path = os.path.abspath(candidate)
+        if os.path.realpath(os.path.dirname(path)) == ws.pages:
+            return os.path.basename(path)
+    raise EchoesError(
+        f"`{given}` is not a page: give a page name or a path directly inside "
+        f"`{VAULT_DIR}/{PAGES_DIR}/`",
+        "unsafe-path",
+    )
+
+
 def cmd_hash(ctx: Context, args: Any) -> Dict[str, Any]:
     ws = ctx.ws
-    name = normalize_page_name(args.name)
+    name = normalize_page_name(_hash_target(ws, args.name))
     rel = f"{VAULT_DIR}/{PAGES_DIR}/{name}"
     path = check_path(ws, rel)
     info = _lstat(path)
@@ -4607,7 +4641,7 @@ def cmd_end(ctx: Context, args: Any) -> Dict[str, Any]:
 import argparse  # noqa: E402  (kept next to its only user)
 
 
-class _Formatter(argparse.HelpFormatter):
+class _Formatter(argparse.RawDescriptionHelpFormatter):
     """Help wrapped to the terminal width found without `shutil`, whose import (with its
     compression modules) would otherwise be part of every run."""
 
@@ -4651,6 +4685,30 @@ _COMMAND_HELP = {
     "rebuild-index": "validate pages and regenerate the index",
 }
 
+# Payload fields, shown by `<command> --help` (spec 12.8, 12.10, 12.11).
+_PAYLOAD_HELP = {
+    "append": """\
+payload (a JSON object on standard input, or in --payload FILE):
+  entry           required; the Markdown of one scratchpad entry
+  agent           optional; provenance, normalized like `--agent` (takes precedence over it)
+
+example:
+  echo '{"entry": "- Verified the API contract."}' | python3 echoes_vault.py append""",
+    "upsert": """\
+payload (a JSON object on standard input, or in --payload FILE):
+  filename        required; the page name (`auth.md` or `auth`), directly in pages/
+  content         required; the complete page, frontmatter first (type, stack, status, summary)
+  expectedSha256  required to replace an existing page: its `hash` taken after reading it
+  indexDescription optional; becomes `summary` for a page without one (legacy migrations)
+  agent           optional; provenance recorded in local state""",
+    "end": """\
+payload (a JSON object on standard input, or in --payload FILE):
+  dailySummary    required; outcomes, decisions, blockers and next steps (no transcript)
+  pages           optional; a list of upsert payloads (filename, content, expectedSha256)
+  agent           optional; provenance for the session entry
+Run only after an explicit user request to end or save the session.""",
+}
+
 
 def build_parser(only: Optional[str] = None) -> _Parser:
     """The command-line parser. With `only`, just that command's subparser is built (building
@@ -4660,7 +4718,10 @@ def build_parser(only: Optional[str] = None) -> _Parser:
         prog="echoes_vault.py",
         allow_abbrev=False,
         description=f"EchoesVault Protocol {PROTOCOL_VERSION} portable runtime (engine {ENGINE_VERSION}).",
+        epilog="Results: JSON on standard output. Failures: exit 2, a JSON error on standard "
+        "error.\nRun `echoes_vault.py COMMAND --help` for a command's options and payload.",
     )
+    parser.add_argument("--version", action="version", version=version_text())
 
     def globals_(target: argparse.ArgumentParser, suppress: bool) -> None:
         default = argparse.SUPPRESS if suppress else None
@@ -4676,7 +4737,9 @@ def build_parser(only: Optional[str] = None) -> _Parser:
         if only is not None and name != only:
             continue
         text = _COMMAND_HELP[name]
-        command = sub.add_parser(name, help=text, description=text, allow_abbrev=False)
+        command = sub.add_parser(
+            name, help=text, description=text, epilog=_PAYLOAD_HELP.get(name), allow_abbrev=False
+        )
         globals_(command, True)
         if name in ("inspect", "status"):
             command.add_argument("--format", choices=("json", "card"), default="json")
@@ -4687,10 +4750,18 @@ def build_parser(only: Optional[str] = None) -> _Parser:
         elif name == "search":
             command.add_argument("query")
             command.add_argument("--limit", type=int, default=100, help="maximum results (1..500)")
+            command.add_argument(
+                "--format",
+                choices=("json", "text"),
+                default="json",
+                help="json (default) or text: one `file:line: text` line per match, for people",
+            )
         elif name in ("append", "upsert"):
             command.add_argument("--payload", default="-", help=payload_help)
         elif name == "hash":
-            command.add_argument("name")
+            command.add_argument(
+                "name", help="page name (`auth.md`, `auth`) or its path inside the pages folder"
+            )
         elif name == "end":
             command.add_argument("--confirm-explicit-user-end", action="store_true")
             command.add_argument("--payload", default="-", help=payload_help)
@@ -4714,6 +4785,13 @@ HANDLERS: Dict[str, Callable[[Context, Any], Any]] = {
     "end": cmd_end,
     "rebuild-index": cmd_rebuild_index,
 }
+
+
+def version_text() -> str:
+    return (
+        f"echoes_vault.py engine {ENGINE_VERSION} (EchoesVault Protocol {PROTOCOL_VERSION}, "
+        f"managed adapters {MANAGED_ADAPTER_VERSION})"
+    )
 
 
 def _prescan(argv: Sequence[str]) -> Tuple[Optional[str], Optional[str]]:
@@ -4846,6 +4924,9 @@ def _error(message: str, code: str) -> int:
 
 def main(argv: Optional[list] = None) -> int:
     args_list = [str(a) for a in (sys.argv[1:] if argv is None else argv)]
+    if not args_list:  # a person trying the file: usage, then the machine-readable error
+        _emit(sys.stderr, build_parser().format_help())
+        return _error("no command given (see `echoes_vault.py --help`)", "usage")
     try:
         delegated = _delegate(args_list)
         if delegated is not None:
@@ -4855,6 +4936,8 @@ def main(argv: Optional[list] = None) -> int:
         args = build_parser(command if known else None).parse_args(args_list)
         ctx = Context(resolve_workspace(args.workspace), args.agent, args.adapter_version)
         output = HANDLERS[args.command](ctx, args)
+        if args.command == "search" and getattr(args, "format", "json") == "text":
+            output = render_search_text(output)
         if isinstance(output, str):
             _emit(sys.stdout, output if output.endswith("\n") else output + "\n")
         else:
