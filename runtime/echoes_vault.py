@@ -4020,7 +4020,10 @@ def cmd_install(ctx: Context, args: Any) -> Dict[str, Any]:
         raise EchoesError(
             f"`{VAULT_DIR}/{MARKER_NAME}` is a symbolic link; refusing to write", "symlink"
         )
-    if marker.present and not marker.legacy:
+    # A marker object that declares no protocolVersion declares no other protocol either: init
+    # rewrites it, as the reference runtime does. Unparseable markers are left alone.
+    unversioned = marker.data is not None and "protocolVersion" not in marker.data
+    if marker.present and not marker.legacy and not unversioned:
         if not marker.valid:
             raise EchoesError(
                 f"{marker.error}; fix or remove `{VAULT_DIR}/{MARKER_NAME}` before `{args.command}`",
