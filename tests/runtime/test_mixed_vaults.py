@@ -134,7 +134,12 @@ class ReferenceWriter:
             name = unicodedata.normalize("NFC", path.name)
             summary = re.search(r"^summary: (.*)$", path.read_text(), re.M)
             assert summary is not None
-            rows.append(((name.casefold(), name), f"- [[{name[:-3]}]]: {summary.group(1)}"))
+            rows.append(
+                (
+                    (name.casefold(), name),
+                    f"- [[{name[:-3]}]]: {' '.join(summary.group(1).split())}",
+                )
+            )
         body = "".join(line + "\n" for _key, line in sorted(rows))
         return HEADER + ("\n" + body if body else "")
 
