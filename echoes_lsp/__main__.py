@@ -14,7 +14,8 @@ commands:
   serve     run the language server (stdio by default; --tcp HOST:PORT, --ws HOST:PORT)
   check     validate a vault, a folder or files (see `echoes-lsp check --help`)
   runtime   run the bundled EchoesVault runtime with the given arguments
-  --version print the version
+            (`echoes-lsp runtime --version`: its engine and protocol versions)
+  --version print the version, with the bundled runtime's engine and protocol versions
 """
 
 
@@ -25,7 +26,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0 if args else 2
     command, rest = args[0], args[1:]
     if command in ("--version", "version"):
-        sys.stdout.write(f"echoes-lsp {__version__}\n")
+        from .runtime.echoes_vault import ENGINE_VERSION, PROTOCOL_VERSION
+
+        sys.stdout.write(
+            f"echoes-lsp {__version__} (runtime engine {ENGINE_VERSION}, "
+            f"EchoesVault Protocol {PROTOCOL_VERSION})\n"
+        )
         return 0
     if command == "serve":
         from .server import serve
