@@ -35,8 +35,9 @@ def pip(*args: str) -> None:
 
 def tidy(libs: Path) -> None:
     """Drops what pip --target leaves that the bundle does not need: scripts with this machine's
-    interpreter path, byte code, installer records."""
+    interpreter path, the Neovim plugin, byte code, installer records."""
     shutil.rmtree(libs / "bin", ignore_errors=True)
+    shutil.rmtree(libs / "echoes_lsp" / "nvim", ignore_errors=True)  # the Neovim plugin
     for cache in list(libs.rglob("__pycache__")):
         shutil.rmtree(cache, ignore_errors=True)
     for info in libs.glob("*.dist-info"):
