@@ -4732,11 +4732,6 @@ def build_parser(only: Optional[str] = None) -> _Parser:
         target.add_argument("--agent", default=default, help="invoking agent name (provenance)")
         target.add_argument("--adapter-version", default=default, help="invoking adapter version")
 
-    parser.add_argument(
-        "--version",
-        action="version",
-        version=f"echoes_vault.py engine {ENGINE_VERSION}, EchoesVault Protocol {PROTOCOL_VERSION}",
-    )
     globals_(parser, False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
