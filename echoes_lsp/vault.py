@@ -413,9 +413,9 @@ class Vault:
         """The exclusion rule for one step of a path: a dot file or folder (`.obsidian/`, editor
         swap files; the marker at the vault root excepted), or a match of an `exclude` pattern.
         `walk` applies it to each file and folder on the way down."""
-        if rel[rel.rfind("/") + 1 :].startswith(".") and rel != rules.MARKER_NAME:
+        if rel.startswith(".", rel.rfind("/") + 1) and rel != rules.MARKER_NAME:
             return True
-        return any(fnmatch.fnmatch(rel, pattern) for pattern in self.exclude)
+        return bool(self.exclude) and any(fnmatch.fnmatch(rel, pattern) for pattern in self.exclude)
 
     def excluded(self, rel: str) -> bool:
         """Whether the model leaves out this vault-relative path: `hides` holds for it or for a

@@ -695,16 +695,22 @@ async def references_command(ls: EchoesServer, *args: Any) -> Any:
     return get_converter().unstructure(found or [])
 
 
+def rename_place(ls: EchoesServer, uri: str, position: types.Position) -> Tuple[Doc, int, int]:
+    """The document and (line, column) a rename starts from, or a Refusal saying why not."""
+    doc = load(ls, uri)
+    if doc is None:
+        raise Refusal("this file is not part of an EchoesVault")
+    where = cursor(ls, doc, position)
+    if where is None:
+        raise Refusal("the position is outside the document")
+    return doc, where[0], where[1]
+
+
 def on_prepare_rename(
     ls: EchoesServer, params: types.PrepareRenameParams
 ) -> Optional[types.PrepareRenamePlaceholder]:
-    doc = load(ls, params.text_document.uri)
-    if doc is None:
-        raise Refusal("this file is not part of an EchoesVault")
-    where = cursor(ls, doc, params.position)
-    if where is None:
-        raise Refusal("the position is outside the document")
-    page, span = rename_target(doc, ls.columns, *where)
+    doc, line, column = rename_place(ls, params.text_document.uri, params.position)
+    page, span = rename_target(doc, ls.columns, line, column)
     return types.PrepareRenamePlaceholder(range=span, placeholder=page.stem)
 
 
@@ -715,15 +721,10 @@ async def on_rename(ls: EchoesServer, params: types.RenameParams) -> Optional[ty
             "in workspace edits (workspaceEdit.resourceOperations lacks `rename`); rename the "
             "file in the file explorer instead, and its links are updated"
         )
-    doc = load(ls, params.text_document.uri)
-    if doc is None:
-        raise Refusal("this file is not part of an EchoesVault")
-    where = cursor(ls, doc, params.position)
-    if where is None:
-        raise Refusal("the position is outside the document")
+    doc, line, column = rename_place(ls, params.text_document.uri, params.position)
     await ready(doc.folder)
     doc.entry = doc.vault.entry(doc.path)
-    page, _span = rename_target(doc, ls.columns, *where)
+    page, _span = rename_target(doc, ls.columns, line, column)
     return rename_edit(ls, doc.folder, page, params.new_name)
 
 

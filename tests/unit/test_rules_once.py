@@ -21,7 +21,7 @@ from .helpers import make_vault, page
         ("pages/Ünïcode name.md", True),
         ("pages/.auth.md", False),  # a dot file
         ("pages/.auth.md.swp", False),
-        ("pages/auth.MD", False),  # the runtime writes and reads `.md` only
+        ("pages/Upper.MD", True),  # as the reference runtime reads it
         ("pages/auth.txt", False),
         ("pages/nested/auth.md", False),
         ("pages", False),
