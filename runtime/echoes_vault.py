@@ -3754,8 +3754,11 @@ def reference_health(
     """The `health` object of the reference runtime's `inspect`, from this report: the same key
     paths, types and meanings (contract 1.4), so that adapters parsing it work unchanged."""
     counts, index, git = report["counts"], report["index"], report["git"]
+    checks = report["structure"]["checks"]
+    if report["vaultState"] == "uninitialized":  # everything is missing, as the reference says
+        checks = _structure_checks(ws)
     missing = []
-    for check in report["structure"]["checks"]:
+    for check in checks:
         if check["ok"]:
             continue
         rel = check["path"]
@@ -3764,7 +3767,8 @@ def reference_health(
     conflicts = [item["path"] for item in report["adapters"]["conflicts"]]
     missing += [rel for rel in conflicts if rel not in missing and not rel.endswith(".gitignore")]
     empty = []
-    if index_text is not None:
+    if index_text is not None and report["indexRefresh"]["status"] != "current":
+        # a current index has no empty rows: every valid page has a summary
         empty = [stem for stem, summary, _line in parse_index_rows(index_text) if not summary]
     invalid = sorted({r.stem for r in scan.records if r.errors})
     build_errors = [

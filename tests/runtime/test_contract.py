@@ -524,6 +524,9 @@ def test_status_uninitialized_and_legacy(bare: Runtime, repo: Path) -> None:
     result = bare.ok("status", script=RUNTIME)
     conforms(result, STATUS)
     assert result["health"]["initialized"] is False
+    assert "index.md" in result["health"]["missingStructure"]
+    assert "AGENTS.md" in result["health"]["missingStructure"]
+    assert result["health"]["integrity"] == "attention"
     (repo / "EchoesVault/pages").mkdir(parents=True)
     (repo / "EchoesVault/pages/a.md").write_text(page())
     health = bare.ok("status", script=RUNTIME)["health"]
