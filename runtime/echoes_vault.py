@@ -4386,9 +4386,7 @@ def cmd_hash(ctx: Context, args: Any) -> Dict[str, Any]:
             key = page_key(name[:-3])
             with os.scandir(ws.pages) as entries:
                 similar = [
-                    e.name
-                    for e in entries
-                    if e.name.endswith(".md") and page_key(e.name[:-3]) == key
+                    e.name for e in entries if is_page_file(e.name) and page_key(e.name[:-3]) == key
                 ]
             if similar:
                 hint = f" (did you mean `{similar[0]}`?)"
