@@ -3967,7 +3967,8 @@ def render_card(report: Dict[str, Any]) -> str:
     lines += [
         "",
         "_Counted here: the vault's structure, page frontmatter, the index, adapters, local "
-        "state and Git readiness. Not counted: links, assets, headings and deprecation callouts "
+        "state, and durable files Git ignores or local files it tracks (uncommitted files are "
+        "noted, not counted). Not counted: links, assets, headings and deprecation callouts "
         "inside pages; run `echoes-lsp check` to see those._",
     ]
     return "\n".join(lines) + "\n"
