@@ -3766,6 +3766,12 @@ def reference_health(
         missing.append(shown + "/" if check["kind"] == "dir" else shown)
     conflicts = [item["path"] for item in report["adapters"]["conflicts"]]
     missing += [rel for rel in conflicts if rel not in missing and not rel.endswith(".gitignore")]
+    # a root guide without its managed block, an ignore file without its rules
+    for item in report["issues"]:
+        if item["kind"] in ("adapter", "gitignore") and item.get("path"):
+            shown = _vault_relative(item["path"])
+            if shown not in missing:
+                missing.append(shown)
     empty = []
     if index_text is not None and report["indexRefresh"]["status"] != "current":
         # a current index has no empty rows: every valid page has a summary
