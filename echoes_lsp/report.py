@@ -81,6 +81,7 @@ class Diagnostic(NamedTuple):
     related: Tuple[RelatedSpot, ...] = ()
     fix: Optional[str] = None
     blocking: bool = False
+    no_fix: Optional[str] = None  # why `--fix` cannot apply its fix, for a fixable code
 
     def sort_key(self) -> Tuple[str, int, int, str]:
         return (self.display, self.line, self.start, self.code)
@@ -299,6 +300,9 @@ def code_frame(lines: Sequence[str], d: Diagnostic, style: Style, label: str) ->
 
 
 def _duration(seconds: float) -> str:
+    """Milliseconds below a second (`0.00s` told nothing), seconds with two decimals above."""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms" if seconds >= 0.0005 else "<1ms"
     return f"{seconds:.2f}s"
 
 
@@ -372,6 +376,8 @@ def render_text_diagnostics(
             )
         if d.fix:
             out.append(f"  = fix: {d.fix} (`--fix`)")
+        elif d.no_fix:
+            out.append(f"  = note: `--fix` cannot fix this: {clean(d.no_fix)}")
         out.append("")
     return "\n".join(out) + "\n" if out else ""
 

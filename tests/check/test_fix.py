@@ -288,3 +288,20 @@ def test_fix_respects_select(clean_workspace: Path) -> None:
     assert process.returncode == 0
     assert "fixed EV402" in process.stdout and "EV310" not in process.stdout
     assert (vault / "pages" / "old-cache.md").read_text(encoding="utf-8") == DEPRECATED
+
+
+def test_plain_check_says_why_fix_cannot_apply(clean_workspace: Path) -> None:
+    """A fixable finding that `--fix` would skip says so, and why, before anyone runs `--fix`."""
+    vault = _vault(clean_workspace)
+    (vault / "pages" / "old-cache.md").write_text(DEPRECATED, encoding="utf-8")
+    (vault / "pages" / "broken.md").write_text("# no frontmatter\n", encoding="utf-8")
+    out = run_check("--select", "EV310", cwd=clean_workspace).stdout
+    assert "EV310 deprecated page" in out and "[*]" not in out
+    assert (
+        "  = note: `--fix` cannot fix this: the runtime writes a page only when every page of "
+        "the vault is valid; still invalid after the fixes: pages/broken.md (EV100)"
+    ) in out
+    (vault / "pages" / "broken.md").unlink()
+    fixable = run_check("--select", "EV310", cwd=clean_workspace).stdout
+    assert "= fix: add the `> [!warning] DEPRECATED` callout (`--fix`)" in fixable
+    assert "cannot fix this" not in fixable
