@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-e2e lint format bench vsix clean
+.PHONY: demo test test-e2e lint format bench vsix clean docs
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,17 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# The documentation site: warnings are errors, every local link and reference is checked (-n).
+DOCS_STAMP := $(VENV)/.docs-installed
+
+$(DOCS_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,dev,docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -E -W --keep-going -n -q -b html docs docs/_build/html
+	@echo "docs/_build/html/index.html"
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -33,7 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/runtime_bench.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache docs/_build docs/_generated
 
 # VS Code extension (editors/vscode): packaging, unit tests, real-editor end-to-end test.
 VSCODE_DIR := editors/vscode

@@ -379,13 +379,13 @@ def plan_fixes(space: Workspace) -> List[autofix.Plan]:
     """Scheduled fix plans for the reported (policy-kept) fixable findings of one workspace."""
     plans: List[autofix.Plan] = []
     index_path = os.path.join(space.vault.root, rules.INDEX_NAME)
-    index_requested = False
+    index_requested: Optional[str] = None
     for path, findings in sorted(space.findings.items()):
         if not any(f.code in autofix.FIXABLE for f in findings):
             continue
         kept = {f.code for f, _level in apply_policy(findings, space.policy)}
-        if path == index_path and autofix.INDEX_FIX in kept:
-            index_requested = True
+        if path == index_path:
+            index_requested = next((c for c in autofix.INDEX_FIXES if c in kept), index_requested)
         plan = autofix.plan_page(space.vault, path, kept)
         if plan is not None:
             plans.append(plan)

@@ -9,6 +9,7 @@ import os
 from functools import lru_cache
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from . import index_drift
 from .codes import CODES, SEVERITY_RANK, matches
 from .markdown import heading_key, page_stem
 from .runtime import echoes_vault as rules
@@ -327,26 +328,13 @@ def _index_findings(vault: Vault, entry: Entry) -> List[Finding]:
     if text is None:
         return []
     expected = expected_index(vault)
-    if expected is None or expected == text:
+    if expected is None:
         return []
-    actual_lines = text.split("\n")
-    expected_lines = expected.split("\n")
-    line = next(
-        (i for i, (a, b) in enumerate(zip(actual_lines, expected_lines)) if a != b),
-        min(len(actual_lines), len(expected_lines)) - 1,
-    )
-    line = max(0, min(line, len(actual_lines) - 1))
-    return [
-        Finding(
-            "EV402",
-            "index.md differs from the generated index (edited by hand or out of date); "
-            "rebuild it with `rebuild-index`",
-            line,
-            0,
-            line,
-            len(actual_lines[line]),
-        )
-    ]
+    drift = index_drift.compare(text, expected)
+    if drift is None:
+        return []
+    width = len(text.split("\n")[drift.line])
+    return [Finding(drift.code, drift.message, drift.line, 0, drift.line, width)]
 
 
 def diagnose(vault: Vault, path: str) -> List[Finding]:

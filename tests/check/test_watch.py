@@ -145,7 +145,7 @@ def test_a_change_is_reported_and_dependents_are_rechecked(
         lambda b: "changed: EchoesVault/pages/token-store.md" in " ".join(b)
     )
     assert not any("EV300" in line for line in fixed)
-    assert fixed[-1].endswith("1 warning (EV402).")  # the index now lacks two pages
+    assert fixed[-1].endswith("1 information (EV403).")  # the index now lacks two pages
     assert watcher.stop() == 0  # the last report had no error
     assert "Traceback" not in watcher.stderr()
 
