@@ -43,6 +43,7 @@ CODES: Dict[str, Code] = {
         Code("EV105", "required field empty", ERROR),
         Code("EV200", "summary longer than 160 characters", ERROR),
         Code("EV201", "summary not on one line", ERROR),
+        Code("EV202", "summary is still a placeholder", WARNING),
         Code("EV300", "link to a page that does not exist", WARNING),
         Code("EV301", "link to a deprecated page", INFORMATION),
         Code("EV302", "asset missing from assets/", WARNING),

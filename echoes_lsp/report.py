@@ -37,6 +37,7 @@ RULE_NAMES: Dict[str, str] = {
     "EV105": "required-field-empty",
     "EV200": "summary-too-long",
     "EV201": "summary-not-one-line",
+    "EV202": "summary-placeholder",
     "EV300": "link-target-missing",
     "EV301": "link-to-deprecated-page",
     "EV302": "asset-missing",
