@@ -105,19 +105,17 @@ class BenchPlot(Directive):
     option_spec: ClassVar[Dict[str, Any]] = {"alt": directives.unchanged}
 
     def run(self) -> List[nodes.Node]:
-        from bench_plots import PLOTS, draw
+        from bench_plots import PLOTS, RESULTS, draw
 
         metric = self.arguments[0]
         if metric not in PLOTS:
             raise self.error(f"unknown plot {metric!r}; known: {', '.join(PLOTS)}")
         env = self.state.document.settings.env
-        out_dir = DOCS / "_generated"
-        path = draw(metric, ROOT / "bench" / "results", out_dir)
-        env.note_dependency(str(ROOT / "bench" / "results"))
-        rel = os.path.relpath(path, DOCS / os.path.dirname(env.docname))
-        image = nodes.image(uri=rel.replace(os.sep, "/"), alt=self.options.get("alt", metric))
-        image["candidates"] = {"*": os.path.relpath(path, DOCS).replace(os.sep, "/")}
-        return [image]
+        path = draw(metric, RESULTS, DOCS / "_generated")
+        for name in sorted(RESULTS.glob("*.json")):
+            env.note_dependency(str(name))
+        uri = "/" + path.relative_to(DOCS).as_posix()  # relative to the source folder
+        return [nodes.image(uri=uri, alt=self.options.get("alt", metric))]
 
 
 LINK = re.compile(r"(\]\()([^)\s]+)(\))")
