@@ -268,11 +268,15 @@ def row(name: str, samples: List[float]) -> str:
     )
 
 
-async def run(sizes: List[int], repeat: int, cold_runs: int) -> None:
+async def run(
+    sizes: List[int], repeat: int, cold_runs: int, json_path: Optional[str] = None
+) -> None:
+    raw: Dict[str, Dict[str, Any]] = {}
     for pages in sizes:
         workspace = hub_vault(pages)
         cold = await first_diagnostics(workspace, cold_runs)
         steady = await steady_state(workspace, repeat)
+        raw[str(pages)] = {"firstDiagnostics": cold, **steady}
         print(f"\n### {pages:,} pages\n")
         print("| measure | p50 ms | p95 ms | samples |")
         print("|---|---|---|---|")
@@ -285,6 +289,9 @@ async def run(sizes: List[int], repeat: int, cold_runs: int) -> None:
         if rss and peak:
             print(f"\nResident memory after indexing: {rss:.0f} MB (peak {peak:.0f} MB)")
         sys.stdout.flush()
+    if json_path:
+        # Samples in milliseconds, memory in MB: the data `docs/_ext/bench_plots.py` draws.
+        Path(json_path).write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")
 
 
 def main() -> None:
@@ -293,11 +300,12 @@ def main() -> None:
     parser.add_argument("--large", action="store_true", help="also 50,000 pages")
     parser.add_argument("--repeat", type=int, default=40, help="samples per steady-state measure")
     parser.add_argument("--cold-runs", type=int, default=5, help="fresh servers for startup")
+    parser.add_argument("--json", help="also write the raw samples to this file")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",") if size]
     if args.large:
         sizes.append(50_000)
-    asyncio.run(run(sizes, args.repeat, args.cold_runs))
+    asyncio.run(run(sizes, args.repeat, args.cold_runs, args.json))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ class Settings:
     agent: str = "echoes-lsp"
     poll_interval: float = 2.0
     max_per_document: int = DEFAULT_LIMIT
+    hydrate_on_save: bool = True
     errors: Tuple[str, ...] = field(default=(), compare=False)
 
     def policy(self) -> Policy:
@@ -147,5 +148,11 @@ def parse_settings(raw: Any, base: Optional[Settings] = None) -> Settings:
                 "echoes.diagnostics.maxPerDocument must be a whole number from 0 (no limit) "
                 "to 1000000"
             )
+    hydrate = _get(data, "index.hydrateOnSave")
+    if hydrate is not None:
+        if isinstance(hydrate, bool):
+            changes["hydrate_on_save"] = hydrate
+        else:
+            errors.append("echoes.index.hydrateOnSave must be true or false")
 
     return replace(settings, errors=tuple(errors), **changes)

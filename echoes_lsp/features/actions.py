@@ -186,7 +186,8 @@ def conflict_fixes(asked: Asked) -> List[types.CodeAction]:
 
 
 def index_fixes(asked: Asked) -> List[types.CodeAction]:
-    if "EV402" not in asked.codes:
+    index_codes = [c for c in ("EV403", "EV402") if c in asked.codes]
+    if not index_codes:
         return []
     return [
         command_action(
@@ -195,7 +196,7 @@ def index_fixes(asked: Asked) -> List[types.CodeAction]:
             commands.REBUILD,
             {"workspace": asked.workspace_uri},
             asked.folder,
-            matching(asked.client_diags, "EV402"),
+            matching(asked.client_diags, index_codes[0]),
         )
     ]
 
