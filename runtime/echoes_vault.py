@@ -764,15 +764,23 @@ def daily_filename(stamp_utc: object, kind: str, agent: Optional[str], token: st
 
 # Expression sources, compiled on first use (then from `re`'s cache): most texts never need them,
 # and compiling them all is a measurable part of every runtime start.
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 SECRET_PATTERNS: Tuple[Tuple[str, str], ...] = (
     ("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
     # Each pattern begins with literal text so that the regex engine can search for it quickly;
     # the word boundary before it is the look-behind `(?<!\w...)` just after it.
     ("AWS access key ID", r"A(?:KIA|SIA|BIA|CCA)(?<!\w.{4})[0-9A-Z]{16}\b"),
+    (
+        "AWS secret access key",
+        r"(?i:aws_?secret_?access_?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
+        r"(?P<value>(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+    ),
+    ("Azure storage account key", r"AccountKey=[A-Za-z0-9+/]{86}=="),
     ("GitHub token", r"gh[pousr]_(?<!\w.{4})[A-Za-z0-9]{36,255}\b"),
     ("GitHub fine-grained token", r"github_pat_(?<!\w.{11})[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b"),
     ("GitLab token", r"gl(?<!\w..)(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}\b"),
-    ("Slack token", r"xox(?<!\w...)[abposr]-(?:[0-9A-Za-z]+-){1,4}[0-9A-Za-z]{6,}\b"),
+    # the first part is a number (a team or app ID), unlike `xoxo-greeting-card`
+    ("Slack token", r"xox(?<!\w...)[abposr]-[0-9]+-(?:[0-9A-Za-z]+-){0,3}[0-9A-Za-z]{6,}\b"),
     (
         "Slack webhook",
         r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}",
@@ -780,10 +788,30 @@ SECRET_PATTERNS: Tuple[Tuple[str, str], ...] = (
     ("Stripe key", r"sk_(?<!\w...)(?:live|test)_[0-9A-Za-z]{16,}\b"),
     ("Stripe key", r"rk_(?<!\w...)(?:live|test)_[0-9A-Za-z]{16,}\b"),
     ("npm token", r"npm_(?<!\w....)[A-Za-z0-9]{36}\b"),
+    ("PyPI token", r"pypi-(?<!\w.{5})AgE[A-Za-z0-9_-]{50,}"),
     ("Hugging Face token", r"hf_(?<!\w...)[A-Za-z]{34}\b"),
     ("Google API key", r"AIza(?<!\w....)[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
-    ("Anthropic API key", r"sk-ant-(?<!\w.{7})[A-Za-z0-9_-]{20,}"),
-    ("API key (sk-)", r"sk-(?<!\w...)(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    ("SendGrid API key", r"SG\.(?<!\w...)[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![\w-])"),
+    (
+        "Discord bot token",
+        r"[MNO](?<![\w-].)[A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![\w-])",
+    ),
+    ("Telegram bot token", r"(?<![\w:])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])"),
+    ("Twilio key", r"SK(?<!\w..)[0-9a-fA-F]{32}(?![0-9A-Za-z_])"),
+    ("Twilio key", r"AC(?<!\w..)[0-9a-f]{32}(?![0-9A-Za-z_])"),
+    ("Heroku API key", r"HRKU-(?<!\w.{5})[A-Za-z0-9_-]{60,}"),
+    (
+        "Heroku API key",
+        r"(?i:heroku)[A-Za-z_-]{0,20}(?i:key|token)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<value>"
+        + _UUID
+        + r")\b",
+    ),
+    # Anthropic keys name their purpose and a version (`sk-ant-api03-…`).
+    ("Anthropic API key", r"sk-ant-(?<!\w.{7})[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{20,}"),
+    # `sk-` keys either carry a known kind (`sk-proj-…`) and a long random tail, or are one long
+    # run of letters and digits; slugs and branch names (`sk-1234-fix-login`) are neither.
+    ("API key (sk-)", r"sk-(?<!\w...)(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"),
+    ("API key (sk-)", r"sk-(?<!\w...)[A-Za-z0-9]{32,}(?![\w-])"),
     (
         "JSON Web Token",
         r"eyJ(?<!\w...)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}",
@@ -795,6 +823,12 @@ SECRET_PATTERNS: Tuple[Tuple[str, str], ...] = (
     ),
 )
 _URI_SCHEME_MAX = 21  # the longest scheme the credential URI pattern accepts
+# A secret access key printed within this many characters of an AWS access key ID is its pair.
+_AWS_PAIR_REACH = 200
+_AWS_SECRET = r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
+
+# Kinds whose random part must mix upper case, lower case and digits (a slug or a word never does).
+_MIXED_KINDS = ("API key (sk-)", "Discord bot token", "AWS secret access key")
 
 
 # Gates in front of the patterns. Each names a character that every match of its kinds contains,
@@ -806,10 +840,17 @@ _SECRET_GATES: Tuple[Tuple[str, Callable[[str], object], Tuple[str, ...]], ...] 
         "-",
         # the one-character look-behind first turns away most dashes in a single test
         re.compile(
-            r"-(?<=[kabposrt]-)(?:(?<=sk-)|(?<=xox[abposr]-)|(?<=glpat-)|(?<=gldt-)|(?<=glptt-)"
-            r"|(?<=glrt-)|(?<=glcbt-)|(?<=gloas-))"
+            r"-(?<=[kabposrtiU]-)(?:(?<=sk-)|(?<=xox[abposr]-)|(?<=glpat-)|(?<=gldt-)|(?<=glptt-)"
+            r"|(?<=glrt-)|(?<=glcbt-)|(?<=gloas-)|(?<=pypi-)|(?<=HRKU-))"
         ).search,
-        ("Slack token", "GitLab token", "Anthropic API key", "API key (sk-)"),
+        (
+            "Slack token",
+            "GitLab token",
+            "Anthropic API key",
+            "API key (sk-)",
+            "PyPI token",
+            "Heroku API key",
+        ),
     ),
     (
         "_",
@@ -829,6 +870,22 @@ _SECRET_GATES: Tuple[Tuple[str, Callable[[str], object], Tuple[str, ...]], ...] 
     ("J", lambda text: "eyJ" in text, ("JSON Web Token",)),
     ("V", lambda text: "PRIVATE KEY" in text, ("private key",)),
     ("A", re.compile(r"A(?:KIA|SIA|BIA|CCA|Iza)").search, ("AWS access key ID", "Google API key")),
+    ("=", lambda text: "AccountKey=" in text, ("Azure storage account key",)),
+    (
+        "=",
+        re.compile(r"(?i)secret_?access_?key|heroku").search,
+        ("AWS secret access key", "Heroku API key"),
+    ),
+    (
+        ":",
+        re.compile(r"(?i)secret_?access_?key|heroku").search,
+        ("AWS secret access key", "Heroku API key"),
+    ),
+    ("G", lambda text: "SG." in text, ("SendGrid API key",)),
+    (".", re.compile(r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}").search, ("Discord bot token",)),
+    (":", lambda text: ":AA" in text, ("Telegram bot token",)),
+    ("K", re.compile(r"SK[0-9a-fA-F]{32}").search, ("Twilio key",)),
+    ("C", re.compile(r"AC[0-9a-f]{32}").search, ("Twilio key",)),
 )
 
 
@@ -846,15 +903,52 @@ class SecretHit(_FrozenValue):
         self._init(kind=kind, line=line, start=start, end=end)
 
 
+# Documentation placeholders are not credentials: AWS's `AKIAIOSFODNN7EXAMPLE`, `ghp_xxxx…`,
+# `sk-your_key_here`, `<token>`, `${TOKEN}`. A match holding one of these is accepted.
+_PLACEHOLDER_WORDS = ("example", "xxxx", "placeholder", "your_", "your-", "redacted", "<", "${")
+# Passwords that documentation writes in `scheme://user:password@host`.
+_PLACEHOLDER_PASSWORDS = ("password", "pass", "passwd", "secret", "changeme", "***", "pwd")
+
+
 def _looks_like_placeholder(value: str) -> bool:
     lowered = value.lower()
-    return any(word in lowered for word in ("xxxx", "example", "placeholder", "your_", "<", "${"))
+    return any(word in lowered for word in _PLACEHOLDER_WORDS)
+
+
+def _mixes_classes(value: str) -> bool:
+    return (
+        any(ch.isupper() for ch in value)
+        and any(ch.islower() for ch in value)
+        and any(ch.isdigit() for ch in value)
+    )
 
 
 def find_secrets(text: str) -> List[SecretHit]:
     """Credential-shaped strings in text, by kind and position; values are never returned."""
     present = _gated_kinds(text)
     return _match_secrets(text, present) if present else []
+
+
+def secret_spans(text: str) -> List[Tuple[str, int, int]]:
+    """(kind, start, end) code-point offsets of each credential-shaped string, in text order."""
+    present = _gated_kinds(text)
+    return _secret_spans(text, present) if present else []
+
+
+def mask_secrets(text: str) -> str:
+    """The text with every credential-shaped string replaced by as many `*`: positions, line
+    lengths and the surrounding text stay; the value does not."""
+    spans = secret_spans(text)
+    if not spans:
+        return text
+    parts: List[str] = []
+    position = 0
+    for _kind, start, end in spans:
+        parts.append(text[position:start])
+        parts.append("".join("\n" if ch == "\n" else "*" for ch in text[start:end]))
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)
 
 
 def _gated_kinds(text: str) -> Set[str]:
@@ -891,26 +985,62 @@ def _secret_matches(kind: str, pattern: str, text: str) -> Iterator[re.Match[str
             position = found + 1
 
 
-def _match_secrets(text: str, present: Set[str]) -> List[SecretHit]:
-    hits: List[SecretHit] = []
-    taken: List[Tuple[int, int]] = []
+def _is_secret_value(kind: str, value: str) -> bool:
+    """The checks a pattern cannot express: placeholders, and mixed characters for some kinds."""
+    if kind == "credential URI":
+        password = value.split("://", 1)[1].split("@", 1)[0].split(":", 1)[1]
+        return not _looks_like_placeholder(password) and password not in _PLACEHOLDER_PASSWORDS
+    if _looks_like_placeholder(value):
+        return False
+    if kind in _MIXED_KINDS:
+        tail = value.rsplit(".", 1)[-1] if kind == "Discord bot token" else value
+        if kind == "AWS secret access key":
+            tail = value[-40:]
+        return _mixes_classes(tail)
+    return True
+
+
+def _secret_spans(text: str, present: Set[str]) -> List[Tuple[str, int, int]]:
+    spans: List[Tuple[str, int, int]] = []
     for kind, pattern in SECRET_PATTERNS:
         if kind not in present:
             continue
         for match in _secret_matches(kind, pattern, text):
-            start, end = match.span()
-            if any(start < e and s < end for s, e in taken):
+            # a labelled pattern (`aws_secret_access_key = …`) reports only its value
+            part = "value" if match.re.groupindex else 0
+            start, end = match.span(part)
+            if any(start < e and s < end for _k, s, e in spans):
                 continue
-            if kind == "API key (sk-)" and not any(ch.isdigit() for ch in match.group(0)):
+            if not _is_secret_value(kind, match.group(part)):
                 continue
-            if kind == "credential URI":
-                password = match.group(0).split("://", 1)[1].split("@", 1)[0].split(":", 1)[1]
-                if _looks_like_placeholder(password) or password in ("password", "pass", "***"):
-                    continue
-            taken.append((start, end))
-            line = text.count("\n", 0, start)
-            column = start - (text.rfind("\n", 0, start) + 1)
-            hits.append(SecretHit(kind, line, column, column + (end - start)))
+            spans.append((kind, start, end))
+    if "AWS access key ID" in present:
+        _add_aws_pairs(text, spans)
+    spans.sort(key=lambda span: span[1])
+    return spans
+
+
+def _add_aws_pairs(text: str, spans: List[Tuple[str, int, int]]) -> None:
+    """A 40-character secret access key printed next to an access key ID (spans grow in place)."""
+    pattern = re.compile(_AWS_SECRET)
+    for kind, start, end in list(spans):
+        if kind != "AWS access key ID":
+            continue
+        low = max(0, start - _AWS_PAIR_REACH)
+        for match in pattern.finditer(text, low, min(len(text), end + _AWS_PAIR_REACH)):
+            s, e = match.span()
+            if any(s < taken_end and taken_start < e for _k, taken_start, taken_end in spans):
+                continue
+            if _is_secret_value("AWS secret access key", match.group(0)):
+                spans.append(("AWS secret access key", s, e))
+
+
+def _match_secrets(text: str, present: Set[str]) -> List[SecretHit]:
+    hits: List[SecretHit] = []
+    for kind, start, end in _secret_spans(text, present):
+        line = text.count("\n", 0, start)
+        column = start - (text.rfind("\n", 0, start) + 1)
+        hits.append(SecretHit(kind, line, column, column + (end - start)))
     hits.sort(key=lambda h: (h.line, h.start))
     return hits
 
@@ -2357,9 +2487,23 @@ def refuse_secrets(text: str, what: str) -> None:
         )
 
 
+def refuse_secret_fields(values: Iterable[Tuple[str, Optional[str]]]) -> None:
+    """Refuse credential-shaped text in any of the named one-line values (a file name, a version),
+    before it can reach a file name, a page, local state or a message."""
+    for what, value in values:
+        if value:
+            refuse_secrets(value, what)
+
+
+def refuse_agent_secret(value: Optional[str], what: str) -> None:
+    """An agent name is scanned as given and as normalized (case folding can complete a shape)."""
+    refuse_secret_fields([(what, value), (what, normalize_agent(value) if value else None)])
+
+
 def _payload_agent(ctx: Context, payload: Dict[str, Any]) -> Optional[str]:
     raw = _field_str(payload, "agent", required=False)
     if raw is not None:
+        refuse_agent_secret(raw, "payload field `agent`")
         return normalize_agent(raw)
     return ctx.agent
 
@@ -3989,6 +4133,7 @@ def parse_page_item(item: Any, where: str) -> PreparedPage:
     expected = _field_str(item, "expectedSha256", required=False, where=where)
     description = _field_str(item, "indexDescription", required=False, where=where)
     assert filename is not None and content is not None
+    refuse_secret_fields([(f"{where} field `filename`", filename)])
     if expected is not None:
         expected = expected.strip().lower()
         if not re.fullmatch(r"[0-9a-f]{64}", expected):
@@ -3998,6 +4143,9 @@ def parse_page_item(item: Any, where: str) -> PreparedPage:
     name = normalize_page_name(filename)
     text = normalize_newlines(content)
     refuse_secrets(text, f"page `{name}`")
+    if description is not None:
+        # scanned as given: the `summary` it becomes holds the same text, whitespace collapsed
+        refuse_secrets(description, f"page `{name}` field `indexDescription`")
     return PreparedPage(name, text, expected, description)
 
 
@@ -4414,7 +4562,20 @@ def _emit(stream: Any, text: str) -> None:
 _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
+def masked(value: Any) -> Any:
+    """A result with credential-shaped text masked in every string: the runtime never echoes a
+    value, even one a person wrote into a page by hand (search lines, `start`, health)."""
+    if isinstance(value, str):
+        return mask_secrets(value)
+    if isinstance(value, dict):
+        return {masked(key): masked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [masked(item) for item in value]
+    return value
+
+
 def _error(message: str, code: str) -> int:
+    message = mask_secrets(message)
     line = json.dumps({"ok": False, "error": message, "code": code}, ensure_ascii=False)
     _emit(sys.stderr, line.translate(_LINE_BREAKS) + "\n")
     return 2
@@ -4429,8 +4590,11 @@ def main(argv: Optional[list] = None) -> int:
         _workspace, command = _prescan(args_list)
         known = command in HANDLERS and not any(a in ("-h", "--help") for a in args_list)
         args = build_parser(command if known else None).parse_args(args_list)
+        if args.command not in READ_ONLY_COMMANDS:
+            refuse_agent_secret(args.agent, "`--agent`")
+            refuse_secret_fields([("`--adapter-version`", args.adapter_version)])
         ctx = Context(resolve_workspace(args.workspace), args.agent, args.adapter_version)
-        output = HANDLERS[args.command](ctx, args)
+        output = masked(HANDLERS[args.command](ctx, args))
         if isinstance(output, str):
             _emit(sys.stdout, output if output.endswith("\n") else output + "\n")
         else:
