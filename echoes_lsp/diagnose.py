@@ -410,7 +410,7 @@ def marker_finding(vault: Vault) -> Optional[Finding]:
 
 def is_checked(entry: Entry) -> bool:
     """Whether a whole-vault check diagnoses this file (assets and non-Markdown files are not)."""
-    return entry.symlink or entry.kind not in (ASSET, OTHER, MARKER)
+    return entry.symlink or entry.special is not None or entry.kind not in (ASSET, OTHER, MARKER)
 
 
 def diagnose_vault(vault: Vault) -> Dict[str, List[Finding]]:
