@@ -165,7 +165,7 @@ def test_a_reused_pid_is_not_mistaken_for_the_owner(rt: Runtime, vault: Path) ->
 @pytest.mark.parametrize(
     "content",
     [
-        "12345 0123456789abcdef0123456789abcdef\n",  # engines before 1.5
+        "12345 0123456789abcdef0123456789abcdef\n",  # earlier engines
         "",  # a writer that died between creating and writing its lock
         '{"format": "echoes-vault-lock/1", "host": "another-host", "boot": null, '
         '"pidNamespace": null, "pid": 1, "start": null}\n',
@@ -263,7 +263,7 @@ def test_temp_files_of_dead_writers_are_ignored_reported_and_removed(
         pages_dir(vault) / f".topic-00001.md.{pid}-1234-0badf00d.echoes-tmp",
         vault / "EchoesVault" / f".index.md.{pid}-1234-0badf00d.echoes-tmp",
         vault / ".echoes-vault" / f".state.json.{pid}-1234-0badf00d.echoes-tmp",
-        pages_dir(vault) / ".topic-00002.md.tmp-0badf00d",  # engines before 1.5
+        pages_dir(vault) / ".topic-00002.md.tmp-0badf00d",  # earlier engines
     ]
     for path in leftovers:
         path.write_bytes(b"x" * 2_000_000)
