@@ -12,11 +12,14 @@ from typing import List, NamedTuple, Optional, Tuple
 from .runtime import echoes_vault as rules
 
 CALLOUT = "> [!warning] DEPRECATED"
+# How a summary the user still has to write begins. The runtime accepts it (it is a valid summary),
+# so the checker reports it (EV202) until it is replaced.
+PLACEHOLDER = "TODO:"
 FIELD_TEMPLATE = {
     "type": "note",
     "stack": "[]",
     "status": "active",
-    "summary": rules.render_scalar("TODO: one-line summary of this page."),
+    "summary": rules.render_scalar(f"{PLACEHOLDER} one-line summary of this page."),
 }
 
 
@@ -111,7 +114,7 @@ def insert_missing_fields(text: str, stem: str = "") -> str:
     fm = rules.parse_frontmatter(lines)
     template = dict(FIELD_TEMPLATE)
     if stem:
-        template["summary"] = rules.render_scalar(f"TODO: summary of {stem}.")
+        template["summary"] = rules.render_scalar(f"{PLACEHOLDER} summary of {stem}.")
     if fm is None:
         block = ["---", *(f"{k}: {v}" for k, v in template.items()), "---", ""]
         return "\n".join(block + lines)
@@ -163,7 +166,7 @@ def resolve_conflict(text: str, block: ConflictBlock, keep: str) -> str:
 
 def new_page_text(stem: str) -> str:
     """A valid new page for a missing `[[stem]]`."""
-    summary = f"TODO: summary of {stem}."
+    summary = f"{PLACEHOLDER} summary of {stem}."
     return (
         "---\n"
         f"type: note\nstack: []\nstatus: draft\nsummary: {rules.render_scalar(summary)}\n"

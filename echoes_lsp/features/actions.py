@@ -154,7 +154,8 @@ def register(server: EchoesServer) -> None:
                         "EV400",
                         functools.partial(resolve, block=block, keep=keep),
                     )
-        if "EV402" in codes:
+        index_codes = [c for c in ("EV403", "EV402") if c in codes]
+        if index_codes:
             actions.append(
                 command_action(
                     "Rebuild the index through EchoesVault",
@@ -162,7 +163,7 @@ def register(server: EchoesServer) -> None:
                     commands.REBUILD,
                     {"workspace": workspace_uri},
                     folder,
-                    matching(client_diags, "EV402"),
+                    matching(client_diags, index_codes[0]),
                 )
             )
         if "EV701" in codes:

@@ -15,7 +15,7 @@ from typing import List, Tuple
 import pytest
 
 from echoes_lsp import __version__
-from echoes_lsp.runtime.echoes_vault import ENGINE_VERSION, PROTOCOL_VERSION
+from echoes_lsp.runtime.echoes_vault import ENGINE_VERSION, PROTOCOL_VERSION, version_text
 
 from .conftest import ROOT, TIMEOUT, clean_env, lsp_initialize
 
@@ -116,13 +116,13 @@ def test_version_on_all_three_faces(installed: Path, tmp_path: Path) -> None:
     main = run([exe, "--version"], tmp_path)
     assert (main.returncode, main.stdout) == (0, f"echoes-lsp {__version__} (runtime {engine})\n")
     runtime = run([exe, "runtime", "--version"], tmp_path)
-    assert (runtime.returncode, runtime.stdout) == (0, f"echoes_vault.py {engine}\n")
+    assert (runtime.returncode, runtime.stdout) == (0, version_text() + "\n")
     (tmp_path / "project").mkdir()
     init = run([exe, "runtime", "--workspace", str(tmp_path / "project"), "init"], tmp_path)
     assert init.returncode == 0, init.stderr
     copied = tmp_path / "project" / ".echoes-vault" / "echoes_vault.py"
     face = run(["python3", str(copied), "--version"], tmp_path)
-    assert (face.returncode, face.stdout, face.stderr) == (0, f"echoes_vault.py {engine}\n", "")
+    assert (face.returncode, face.stdout, face.stderr) == (0, version_text() + "\n", "")
 
 
 def test_runtime_init_then_check_finds_a_broken_link(installed: Path, tmp_path: Path) -> None:
