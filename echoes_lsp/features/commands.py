@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import tempfile
@@ -16,7 +15,7 @@ from ..runtime import echoes_vault as rules
 from ..state import EchoesServer, Folder
 from ..vault import Vault, read_bytes
 from . import Command
-from .documents import disk_event, disk_hash, stale_finding
+from .documents import disk_hash, resync, stale_finding
 
 INIT = "echoes.init"
 STATUS = "echoes.status"
@@ -70,14 +69,6 @@ def int_arg(opts: Dict[str, Any], name: str, default: int) -> int:
 
 def markdown(result: Any) -> Any:
     return {"ok": True, "markdown": result} if isinstance(result, str) else result
-
-
-async def resync(ls: EchoesServer, folder: Folder) -> None:
-    """Bring the model up to date with what the runtime just wrote."""
-    changes = await asyncio.get_event_loop().run_in_executor(None, folder.vault.stat_changes)
-    for path, deleted in changes:
-        disk_event(ls, folder, path, deleted)
-    ls.schedule_status()
 
 
 def workspace_for_init(ls: EchoesServer, opts: Dict[str, Any]) -> str:

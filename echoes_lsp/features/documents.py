@@ -9,6 +9,7 @@ from typing import Any, List, Optional, Set, Tuple
 
 from lsprotocol import types
 
+from .. import index_refresh
 from ..diagnose import Finding, Related, diagnose_vault
 from ..lsp_util import Columns, path_to_uri, uri_to_path
 from ..runtime import echoes_vault as rules
@@ -222,6 +223,10 @@ def did_save(ls: EchoesServer, params: types.DidSaveTextDocumentParams) -> None:
     ls.base_hashes[uri] = disk_hash(path)
     ls.stale.pop(uri, None)
     flush(ls, folder, uri, path)
+    if index_refresh.hydrate_wanted(
+        folder.vault, path, ls.settings.hydrate_on_save, folder.writable
+    ):
+        ls.spawn(hydrate_after_save(ls, folder))
 
 
 def did_close(ls: EchoesServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -349,6 +354,25 @@ def reanalyse(ls: EchoesServer, folder: Folder, uri: str, path: str) -> None:
         return
     ls.publish(uri)
     ls.after_change(folder, changed)
+
+
+async def resync(ls: EchoesServer, folder: Folder) -> None:
+    """Bring the model up to date with what the runtime just wrote."""
+    changes = await asyncio.get_event_loop().run_in_executor(None, folder.vault.stat_changes)
+    for path, deleted in changes:
+        disk_event(ls, folder, path, deleted)
+    ls.schedule_status()
+
+
+async def hydrate_after_save(ls: EchoesServer, folder: Folder) -> None:
+    """Refresh the local index through the runtime's `hydrate` (see `index_refresh`)."""
+    try:
+        await ls.run_runtime(folder, ["hydrate"], quiet=True)
+    except Exception as error:  # the runtime refused: the index stays as it is (EV403)
+        ls.log(f"EchoesVault hydrate after save failed: {error}")
+        return
+    await resync(ls, folder)
+    ls.refresh_paths([os.path.join(folder.vault.root, rules.INDEX_NAME)])
 
 
 def flush(ls: EchoesServer, folder: Folder, uri: str, path: str) -> None:
