@@ -16,6 +16,7 @@ from lsprotocol import types
 
 from .features import actions, commands, documents, navigation
 from .guard import guarded
+from .runtime import echoes_vault as rules
 from .state import EchoesServer
 from .transport import run_stdio
 
@@ -38,6 +39,13 @@ def build_server() -> EchoesServer:
     return server
 
 
+class MaskingFormatter(logging.Formatter):
+    """Log lines with credential-shaped text masked: at debug level pygls logs whole documents."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return rules.mask_secrets(super().format(record))
+
+
 def serve(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="echoes-lsp serve", description="EchoesVault language server"
@@ -54,6 +62,8 @@ def serve(argv: Sequence[str]) -> int:
         handlers.append(logging.FileHandler(args.log_file, encoding="utf-8"))
     else:
         handlers.append(logging.StreamHandler(sys.stderr))
+    for handler in handlers:
+        handler.setFormatter(MaskingFormatter(logging.BASIC_FORMAT))
     logging.basicConfig(level=args.log_level.upper(), handlers=handlers)
     server = build_server()
     if args.tcp or args.ws:

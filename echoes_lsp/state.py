@@ -526,13 +526,17 @@ class EchoesServer(LanguageServer):
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         try:
-            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+            self.window_show_message(
+                types.ShowMessageParams(type=kind, message=rules.mask_secrets(message))
+            )
         except Exception:
             log.exception("showMessage failed")
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
         try:
-            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+            self.window_log_message(
+                types.LogMessageParams(type=kind, message=rules.mask_secrets(message))
+            )
         except Exception:
             pass
 

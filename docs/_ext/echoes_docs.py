@@ -3,7 +3,8 @@
 - The diagnostic code pages' titles, facts lines and the table of codes are written by
   `code_facts.py` from `echoes_lsp/codes.py`; the build warns (an error under `-W`) when a page
   differs, is missing, or documents no code.
-- `echoes-check-reference`: the `echoes-lsp check` options, read from its argparse parser.
+- `echoes-cli-reference NAME`: the options of `echoes-lsp check` or `init`, read from their argparse
+  parsers.
 - `echoes-bench-plot METRIC`: a benchmark plot drawn from `bench/results/*.json` (see
   `bench_plots.py`).
 - Links from a page to a repository file outside `docs/` (`../echoes_lsp/codes.py`) become links to
@@ -16,7 +17,7 @@ import argparse
 import os
 import re
 from pathlib import Path
-from typing import Any, ClassVar, Dict, List, Optional
+from typing import Any, Callable, ClassVar, Dict, List, Optional
 
 import code_facts
 from docutils import nodes
@@ -24,7 +25,7 @@ from docutils.parsers.rst import Directive, directives
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from echoes_lsp import check
+from echoes_lsp import check, init_cli
 
 LOG = logging.getLogger(__name__)
 DOCS = Path(__file__).resolve().parents[1]
@@ -65,11 +66,23 @@ def _code_pages(app: Sphinx) -> None:
         LOG.warning("%s (run `python docs/_ext/code_facts.py`)", problem)
 
 
-class CheckReference(Directive):
-    """`echoes-lsp check` usage and options, from the parser that `check` itself uses."""
+PARSERS: Dict[str, Callable[[], argparse.ArgumentParser]] = {
+    "check": check.build_parser,
+    "init": init_cli.build_parser,
+}
+
+
+class CliReference(Directive):
+    """A command's usage and options, from the parser the command itself uses
+    (`echoes-cli-reference check`, `echoes-cli-reference init`)."""
+
+    required_arguments = 1
 
     def run(self) -> List[nodes.Node]:
-        parser = check.build_parser()
+        name = self.arguments[0]
+        if name not in PARSERS:
+            raise self.error(f"unknown command {name!r}; known: {', '.join(PARSERS)}")
+        parser = PARSERS[name]()
         usage = parser.format_usage().strip()
         out: List[nodes.Node] = [nodes.literal_block(usage, usage, language="text")]
         rows: List[List[nodes.Node]] = []
@@ -162,7 +175,7 @@ def _repository_links(app: Sphinx, docname: str, source: List[str]) -> None:
 def setup(app: Sphinx) -> Dict[str, Any]:
     app.add_config_value("echoes_repository", "", "env")
     app.connect("builder-inited", _code_pages)
-    app.add_directive("echoes-check-reference", CheckReference)
+    app.add_directive("echoes-cli-reference", CliReference)
     app.add_directive("echoes-bench-plot", BenchPlot)
     app.connect("source-read", _repository_links)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -12,6 +12,7 @@ from lsprotocol import types
 from .. import fixes
 from ..diagnose import Finding
 from ..lsp_util import Columns, make_range, path_to_uri, uri_to_path
+from ..runtime import echoes_vault as rules
 from ..state import EchoesServer, Folder
 from ..vault import PAGE, Entry, read_text
 from . import Feature, commands
@@ -48,6 +49,31 @@ def text_edit(ls: EchoesServer, uri: str, old: str, new: str) -> types.Workspace
     return types.WorkspaceEdit(changes={uri: [edit]})
 
 
+def snippet_edit(
+    ls: EchoesServer, uri: str, old: str, new: str, selected: str
+) -> Optional[types.WorkspaceEdit]:
+    """The edit as a snippet whose first tab stop selects `selected` (a placeholder to replace),
+    for clients that accept snippet edits (`workspaceEdit.snippetEditSupport`); else None."""
+    caps = ls.client_capabilities
+    workspace = caps.workspace if caps else None
+    edit_caps = workspace.workspace_edit if workspace else None
+    document = ls.open_document(uri)
+    if not (edit_caps and edit_caps.snippet_edit_support) or document is None or new == old:
+        return None
+    l0, c0, l1, c1, replacement = fixes.minimal_edit(old, new)
+    snippet = fixes.snippet_with_tab_stop(replacement, selected)
+    if snippet is None:
+        return None
+    edit = types.SnippetTextEdit(
+        range=make_range(old.split("\n"), ls.columns, l0, c0, l1, c1),
+        snippet=types.StringValue(value=snippet),
+    )
+    identifier = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=document.version)
+    return types.WorkspaceEdit(
+        document_changes=[types.TextDocumentEdit(text_document=identifier, edits=[edit])]
+    )
+
+
 def command_action(
     title: str,
     kind: str,
@@ -57,6 +83,7 @@ def command_action(
     diagnostics: Optional[List[types.Diagnostic]] = None,
 ) -> types.CodeAction:
     disabled = None
+    title = rules.mask_secrets(title)
     if not folder.writable:
         disabled = types.CodeActionDisabled(
             reason=f"read-only vault: {folder.vault.marker.problem}"
@@ -119,7 +146,7 @@ class Asked:
             return []
         return [
             types.CodeAction(
-                title=title,
+                title=rules.mask_secrets(title),
                 kind=QUICKFIX,
                 diagnostics=matching(self.client_diags, code),
                 edit=text_edit(self.ls, self.uri, self.text, new),
@@ -136,11 +163,25 @@ def frontmatter_fixes(asked: Asked) -> List[types.CodeAction]:
     if codes & {"EV100", "EV101", "EV104"}:
         stem = os.path.basename(asked.path)[:-3]
         code = next(c for c in ("EV104", "EV100", "EV101") if c in codes)
-        actions += asked.edit_fix(
-            "Insert the missing frontmatter fields",
-            code,
-            lambda t: fixes.insert_missing_fields(t, stem),
+        title = "Insert the missing frontmatter fields"
+        inserted = fixes.insert_missing_fields(asked.text, stem)
+        # Where the client takes snippets, the cursor lands on the summary placeholder;
+        # elsewhere the placeholder is reported (EV202) until it is replaced.
+        snippet = snippet_edit(
+            asked.ls, asked.uri, asked.text, inserted, fixes.placeholder_summary(stem)
         )
+        if snippet is not None:
+            actions.append(
+                types.CodeAction(
+                    title=title,
+                    kind=QUICKFIX,
+                    diagnostics=matching(asked.client_diags, code),
+                    edit=snippet,
+                    is_preferred=True,
+                )
+            )
+        else:
+            actions += asked.edit_fix(title, code, lambda t: inserted)
     if "EV201" in codes:
         actions += asked.edit_fix("Join the summary onto one line", "EV201", fixes.join_summary)
     if "EV310" in codes:
