@@ -63,7 +63,7 @@ def runtime_for(workspace: str, command: str) -> str:
         return bundled_runtime()
     raise RuntimeFailure(
         "this project has no EchoesVault runtime (.echoes-vault/echoes_vault.py); "
-        "run `echoes.init` / `echoes-lsp runtime --workspace . init` first",
+        "run `echoes-lsp init` in the project (or the editor command `echoes.init`) first",
         "not-initialized",
     )
 

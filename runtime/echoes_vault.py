@@ -4228,8 +4228,11 @@ def reference_health(
     """The `health` object of the reference runtime's `inspect`, from this report: the same key
     paths, types and meanings (contract 1.4), so that adapters parsing it work unchanged."""
     counts, index, git = report["counts"], report["index"], report["git"]
+    checks = report["structure"]["checks"]
+    if report["vaultState"] == "uninitialized":  # everything is missing, as the reference says
+        checks = _structure_checks(ws)
     missing = []
-    for check in report["structure"]["checks"]:
+    for check in checks:
         if check["ok"]:
             continue
         rel = check["path"]
@@ -4237,8 +4240,15 @@ def reference_health(
         missing.append(shown + "/" if check["kind"] == "dir" else shown)
     conflicts = [item["path"] for item in report["adapters"]["conflicts"]]
     missing += [rel for rel in conflicts if rel not in missing and not rel.endswith(".gitignore")]
+    # a root guide without its managed block, an ignore file without its rules
+    for item in report["issues"]:
+        if item["kind"] in ("adapter", "gitignore") and item.get("path"):
+            shown = _vault_relative(item["path"])
+            if shown not in missing:
+                missing.append(shown)
     empty = []
-    if index_text is not None:
+    if index_text is not None and report["indexRefresh"]["status"] != "current":
+        # a current index has no empty rows: every valid page has a summary
         empty = [stem for stem, summary, _line in parse_index_rows(index_text) if not summary]
     invalid = sorted({r.stem for r in scan.records if r.errors})
     build_errors = [
@@ -4437,7 +4447,8 @@ def render_card(report: Dict[str, Any]) -> str:
     lines += [
         "",
         "_Counted here: the vault's structure, page frontmatter, the index, adapters, local "
-        "state and Git readiness. Not counted: links, assets, headings and deprecation callouts "
+        "state, and durable files Git ignores or local files it tracks (uncommitted files are "
+        "noted, not counted). Not counted: links, assets, headings and deprecation callouts "
         "inside pages; run `echoes-lsp check` to see those._",
     ]
     return "\n".join(lines) + "\n"
@@ -4855,9 +4866,7 @@ def cmd_hash(ctx: Context, args: Any) -> Dict[str, Any]:
             key = page_key(name[:-3])
             with os.scandir(ws.pages) as entries:
                 similar = [
-                    e.name
-                    for e in entries
-                    if e.name.endswith(".md") and page_key(e.name[:-3]) == key
+                    e.name for e in entries if is_page_file(e.name) and page_key(e.name[:-3]) == key
                 ]
             if similar:
                 hint = f" (did you mean `{similar[0]}`?)"
