@@ -1404,14 +1404,17 @@ def read_bytes(
     """A whole regular file (at most `limit` + 1 bytes) through one descriptor. The one safe
     reader: anything but a regular file is refused before it is opened (from `info`, the
     caller's `lstat`, or a new one; `regular` when the caller's directory listing already said
-    so), and the open neither follows a symbolic link nor blocks, so a FIFO swapped in
-    meanwhile reads as empty instead of hanging."""
+    so), and the open neither follows a symbolic link nor blocks; `fstat` then refuses a FIFO
+    or device swapped in meanwhile (a device such as /dev/zero would never end)."""
     if not regular:
         mode = (info if info is not None else os.lstat(path)).st_mode
         if not stat.S_ISREG(mode):
             raise NotRegularFile(0, f"is {file_kind(mode)}, not a regular file", path)
     fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY)
     try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(0, f"is {file_kind(mode)}, not a regular file", path)
         chunks = []
         want = max(size_hint, 0) + 1
         total = 0
