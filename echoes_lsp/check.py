@@ -431,7 +431,8 @@ class SourceCache:
             text = self.overlays.get(path)
             if text is None:
                 text, _error = read_text(path)
-            self.lines[path] = text.split("\n") if text is not None else None
+            # credential-shaped text is masked in place: frames keep its position, never its value
+            self.lines[path] = rules.mask_secrets(text).split("\n") if text is not None else None
         return self.lines[path]
 
     def forget(self, paths: Iterable[str]) -> None:

@@ -419,7 +419,7 @@ def marker_finding(vault: Vault) -> Optional[Finding]:
 
 def is_checked(entry: Entry) -> bool:
     """Whether a whole-vault check diagnoses this file (assets and non-Markdown files are not)."""
-    return entry.symlink or entry.kind not in (ASSET, OTHER, MARKER)
+    return entry.symlink or entry.special is not None or entry.kind not in (ASSET, OTHER, MARKER)
 
 
 def diagnose_vault(vault: Vault) -> Dict[str, List[Finding]]:
@@ -439,11 +439,16 @@ def diagnose_vault(vault: Vault) -> Dict[str, List[Finding]]:
 
 
 def apply_policy(findings: Sequence[Finding], policy: Policy) -> List[Tuple[Finding, str]]:
-    """Drop findings the policy turns off; attach each kept finding's severity."""
+    """Drop findings the policy turns off; attach each kept finding's severity. A message that
+    quotes credential-shaped text (a link target, a name) has it masked: every surface that
+    reports findings (the server, `check`) passes through here."""
     decided = []
     for finding in findings:
         level = _reported_level(policy, finding.code)
         if level is not None:
+            message = rules.mask_secrets(finding.message)
+            if message != finding.message:
+                finding = finding._replace(message=message)
             decided.append((finding, level))
     return decided
 

@@ -71,6 +71,7 @@ def command_action(
     diagnostics: Optional[List[types.Diagnostic]] = None,
 ) -> types.CodeAction:
     disabled = None
+    title = rules.mask_secrets(title)
     if not folder.writable:
         disabled = types.CodeActionDisabled(
             reason=f"read-only vault: {folder.vault.marker.problem}"
@@ -135,7 +136,7 @@ def register(server: EchoesServer) -> None:
             if new is not None and new != text:
                 actions.append(
                     types.CodeAction(
-                        title=title,
+                        title=rules.mask_secrets(title),
                         kind=QUICKFIX,
                         diagnostics=matching(client_diags, code),
                         edit=text_edit(ls, uri, text, new),
