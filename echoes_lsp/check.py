@@ -97,7 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="check the text on standard input as if it were the file PATH",
     )
     parser.add_argument(
-        "--fix", action="store_true", help="apply safe fixes (EV201, EV310, EV402) via the runtime"
+        "--fix",
+        action="store_true",
+        help=f"apply safe fixes ({', '.join(autofix.FIXABLE)}) via the runtime",
     )
     parser.add_argument(
         "--diff", action="store_true", help="show the fixes as a unified diff; write nothing"
