@@ -14,8 +14,29 @@ commands:
   serve     run the language server (stdio by default; --tcp HOST:PORT, --ws HOST:PORT)
   check     validate a vault, a folder or files (see `echoes-lsp check --help`)
   runtime   run the bundled EchoesVault runtime with the given arguments
-  --version print the version
+            (`echoes-lsp runtime --version`: its engine and protocol versions)
+  nvim-plugin
+            print the directory of the Neovim plugin installed with the package
+  --version print the version, with the bundled runtime's engine and protocol versions
 """
+
+
+def nvim_plugin(rest: List[str]) -> int:
+    """`echoes-lsp nvim-plugin`: where the Neovim plugin is, for 'runtimepath'. Installed from the
+    wheel it is `echoes_lsp/nvim`; run from a checkout, `editors/nvim`."""
+    if rest:
+        sys.stderr.write("echoes-lsp nvim-plugin takes no arguments\n")
+        return 2
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (
+        os.path.join(here, "nvim"),
+        os.path.join(os.path.dirname(here), "editors", "nvim"),
+    ):
+        if os.path.isfile(os.path.join(candidate, "lsp", "echoes_lsp.lua")):
+            sys.stdout.write(candidate + "\n")
+            return 0
+    sys.stderr.write("echoes-lsp: this installation has no Neovim plugin (echoes_lsp/nvim)\n")
+    return 1
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -25,7 +46,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0 if args else 2
     command, rest = args[0], args[1:]
     if command in ("--version", "version"):
-        sys.stdout.write(f"echoes-lsp {__version__}\n")
+        from .runtime.echoes_vault import ENGINE_VERSION, PROTOCOL_VERSION
+
+        sys.stdout.write(
+            f"echoes-lsp {__version__} (runtime engine {ENGINE_VERSION}, "
+            f"EchoesVault Protocol {PROTOCOL_VERSION})\n"
+        )
         return 0
     if command == "serve":
         from .server import serve
@@ -44,6 +70,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             except (OSError, ValueError):
                 pass
         os._exit(code)
+    if command == "nvim-plugin":
+        return nvim_plugin(rest)
     if command == "runtime":
         from .runtime_client import run_bundled
 

@@ -61,7 +61,7 @@ def classify(rel: str) -> str:
         return OTHER_MD if is_md else OTHER
     top = parts[0]
     if top == rules.PAGES_DIR:
-        return PAGE if len(parts) == 2 and name.endswith(".md") else STRAY
+        return PAGE if len(parts) == 2 and rules.is_page_file(name) else STRAY
     if top == rules.DAILY_DIR:
         if len(parts) == 2 and DAILY_LEGACY.match(name):
             return LEGACY_DAILY

@@ -826,6 +826,83 @@ function scenarios.journal()
   end
 end
 
+--- The lines of `:checkhealth echoes_lsp` (run for the current buffer), its buffer closed after.
+local function checkhealth()
+  vim.cmd('checkhealth echoes_lsp')
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  vim.cmd('tabclose')
+  return lines
+end
+
+--- No server can start (`echoes-lsp` missing, `python3 -m echoes_lsp` failing): one message,
+--- however many pages are opened, and `:checkhealth echoes_lsp` says why.
+function scenarios.no_server()
+  for _, name in ipairs({ 'auth-architecture.md', 'session-tokens.md', 'database-access.md' }) do
+    step('open ' .. name)
+    vim.cmd.edit(vim.fn.fnameescape(pages .. '/' .. name))
+  end
+  -- Starting (or not) happens in the FileType autocommands of `:edit`; what they schedule runs
+  -- before this resumes.
+  sleep(200)
+  report.clients = #vim.lsp.get_clients({ name = 'echoes_lsp' })
+  step(':checkhealth echoes_lsp')
+  report.health = checkhealth()
+end
+
+--- `echoes-lsp` is not on PATH but `python3 -m echoes_lsp` works: the default cmd uses it.
+function scenarios.python_fallback()
+  step('open auth-architecture.md')
+  open_page('auth-architecture.md')
+  report.resolved_cmd = require('echoes_lsp').resolve_cmd()
+  step(':checkhealth echoes_lsp')
+  report.health = checkhealth()
+end
+
+--- `:checkhealth echoes_lsp` with a running server attached to the page.
+function scenarios.health()
+  step('open session-tokens.md')
+  open_page('session-tokens.md')
+  step(':checkhealth echoes_lsp')
+  report.health = checkhealth()
+end
+
+--- `setup({ completion = true })` alone (no completeopt of the user's): typing `[[sto` then `q`
+--- leaves `[[stoq`; the menu opened after `[[` never inserts an item by itself.
+function scenarios.completion_no_insert()
+  report.completeopt_global = vim.o.completeopt
+  require('echoes_lsp').setup({ completion = true })
+  step('open auth-architecture.md')
+  local bufnr = open_page('auth-architecture.md')
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(bufnr), 0 })
+  step('type o, then [[')
+  vim.api.nvim_feedkeys(vim.keycode('o[['), 'nt', false)
+  report.menu = wait_for('the completion menu after [[', function()
+    if vim.fn.pumvisible() == 1 then
+      local info = vim.fn.complete_info({ 'items' })
+      if #info.items > 0 then
+        return vim.tbl_map(function(item)
+          return item.word
+        end, info.items)
+      end
+    end
+    return nil
+  end)
+  report.line_with_menu = vim.api.nvim_get_current_line()
+  step('type sto')
+  vim.api.nvim_feedkeys('sto', 'nt', false)
+  wait_for('sto to be typed', function()
+    return #vim.api.nvim_get_current_line() >= #report.line_with_menu + 3
+  end)
+  report.line_after_sto = vim.api.nvim_get_current_line()
+  step('type q, leave insert mode')
+  vim.api.nvim_feedkeys(vim.keycode('q<Esc>'), 'nt', false)
+  wait_for('insert mode to end', function()
+    return vim.api.nvim_get_mode().mode == 'n'
+  end)
+  report.line = vim.api.nvim_get_current_line()
+  report.completeopt = vim.bo[bufnr].completeopt
+end
+
 -- Run ----------------------------------------------------------------------------------------------
 
 local scenario = scenarios[scenario_name]

@@ -2,7 +2,7 @@
 -- then the scenario driver once startup is complete.
 --
 -- Environment (set by tests/nvim/conftest.py):
---   ECHOES_TEST_CMD       JSON list: the server command
+--   ECHOES_TEST_CMD       JSON list: the server command; `null` keeps the config's default
 --   ECHOES_TEST_SETTINGS  JSON object merged into the config (optional)
 --   ECHOES_TEST_SCENARIO  scenario name (see driver.lua)
 --   ECHOES_TEST_OUT       path of the JSON report
@@ -14,7 +14,9 @@ vim.opt.swapfile = false
 vim.opt.shadafile = 'NONE'
 vim.opt.showmode = false
 
-local config = { cmd = vim.json.decode(assert(vim.env.ECHOES_TEST_CMD)) }
+-- ECHOES_TEST_CMD `null`: keep the config's own `cmd` (it finds the server itself).
+local cmd = vim.json.decode(assert(vim.env.ECHOES_TEST_CMD))
+local config = cmd ~= vim.NIL and { cmd = cmd } or {}
 if vim.env.ECHOES_TEST_CONFIG and vim.env.ECHOES_TEST_CONFIG ~= '' then
   config = vim.tbl_deep_extend('force', config, vim.json.decode(vim.env.ECHOES_TEST_CONFIG))
 end

@@ -24,8 +24,11 @@ from .conftest import ROOT, page
 sys.path.insert(0, str(ROOT / "runtime"))
 from echoes_lsp.runtime import echoes_vault as ev
 
-# `é` twice (NFC and NFD), `ſ` folding to `s`, and `ǰ`, whose case folding is not NFC.
+# `é` twice (NFC and NFD), `ſ` folding to `s`, and `ǰ`, whose case folding is not NFC; names
+# continuing a shared prefix with a character below `.`, which the index sorts before the prefix
+# alone because its key is the file name with `.md` (spec 8).
 STEMS = ["alpha", "Alpha", "beta", "BETA", "gamma", "star", "é", "É", "ſtar", "e\u0301", "ǰ"]
+STEMS += ["api", "api-gateway", "API-x", "api.v2", "strasse-2", "straße"]
 KINDS = ["valid", "deprecated", "invalid", "conflict"]
 
 
@@ -121,6 +124,11 @@ change_strategy = st.lists(
 )
 @example(before={"é": ("valid", "A.")}, changes=[("add", "É", "valid")], written=[])
 @example(before={"ǰ": ("valid", "A.")}, changes=[], written=[("beta", "valid")])
+@example(
+    before={"api": ("valid", "A."), "api.v2": ("valid", "A.")},
+    changes=[("add", "straße", "valid")],
+    written=[("api-gateway", "valid"), ("strasse-2", "valid")],
+)
 @example(before={"star": ("valid", "A.")}, changes=[], written=[("ǰ", "valid")])
 def test_cached_index_equals_a_cold_build(
     no_racy_window: None,
@@ -256,3 +264,28 @@ def test_no_fork_is_allowed_while_other_threads_run() -> None:
         stop.set()
         worker.join()
     assert ev.can_fork() == alone
+
+
+def test_the_joined_index_orders_shared_prefixes_by_file_name(
+    no_racy_window: None, tmp_path: Path
+) -> None:
+    """`api-gateway.md` sorts before `api.md` (`-` < `.`): the joined path must agree with a cold
+    build, for cached pages and for pages merged in."""
+    ws = make_workspace(tmp_path)
+    pages = tmp_path / "EchoesVault" / "pages"
+    for stem in ("api", "api.v2", "strasse-2", "zeta"):
+        write(pages / f"{stem}.md", page(f"About {stem}."))
+    cache = ev.IndexCache(ws)
+    ev.scan_pages(ws, cache)
+    cache.save(force=True)
+    write(pages / "API-x.md", page("Changed outside."))
+    written = [prepared("api-gateway.md", page("Written.")), prepared("straße.md", page("S."))]
+    loaded = ev.IndexCache(ws)
+    assert loaded.ordered
+    warm = ev.scan_pages(ws, loaded)
+    joined = warm._joined_index(written)
+    assert joined is not None and joined == cold(ws, written)[0]
+    rows = [line.split("]]")[0][4:] for line in joined.split("\n") if line.startswith("- [[")]
+    assert rows == ["api-gateway", "API-x", "api", "api.v2", "strasse-2", "straße", "zeta"]
+    assert warm.collision(prepared("API.md", page("x"))) == "api.md"
+    assert warm.collision(prepared("Api-Gateway.md", page("x"))) is None

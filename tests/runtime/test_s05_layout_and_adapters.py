@@ -37,7 +37,7 @@ def test_s5_init_creates_the_managed_layout(bare: Runtime, repo: Path) -> None:
     assert result["ok"] is True
     for key in ("created", "vault", "index", "indexRefresh", "agentAdapters", "state"):
         assert key in result
-    assert "EchoesVault/.echoes-vault.json" in result["created"]
+    assert "EchoesVault/.echoes-vault.json" in result["createdPaths"]
     assert result["vault"] == str(repo / "EchoesVault")
     assert (repo / ".echoes-vault/echoes_vault.py").read_bytes() == RUNTIME.read_bytes()
 
@@ -181,7 +181,7 @@ def test_s15_legacy_opencode_skill_is_redirected_unknown_one_preserved(
 def test_s12_2_init_is_idempotent(rt: Runtime, vault: Path) -> None:
     before = {p: p.read_bytes() for p in vault.rglob("*") if p.is_file() and ".git" not in p.parts}
     result = rt.ok("init")
-    assert result["created"] == []
+    assert result["createdPaths"] == []
     assert result["agentAdapters"]["written"] == []
     after = {p: p.read_bytes() for p in vault.rglob("*") if p.is_file() and ".git" not in p.parts}
     changed = {str(p.relative_to(vault)) for p in after if before.get(p) != after[p]}

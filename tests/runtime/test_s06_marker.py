@@ -93,6 +93,16 @@ def test_s6_invalid_marker_json_refuses_init(rt: Runtime, vault: Path) -> None:
     assert snapshot(vault, lock_ok=True) == before
 
 
+def test_s6_marker_without_protocol_version_is_rewritten_by_init(rt: Runtime, vault: Path) -> None:
+    """It declares no protocol, so writes stop until init, which rewrites it (as the reference
+    runtime does) instead of refusing."""
+    marker = vault / "EchoesVault/.echoes-vault.json"
+    marker.write_text(json.dumps({"schemaVersion": 3, "generatedIndex": True}))
+    rt.fail("append", "--payload", "-", payload={"entry": "x"}, code="unsupported-protocol")
+    assert rt.ok("init")["created"] is True
+    assert marker.read_bytes() == EXACT_MARKER
+
+
 def test_s12_3_protocol_reports_versions_and_commands(bare: Runtime, repo: Path) -> None:
     before = snapshot(repo)
     info = bare.ok("protocol")

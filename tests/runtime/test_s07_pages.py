@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Runtime, page, pages_dir, snapshot
+from .conftest import Runtime, index_text, page, pages_dir, snapshot
 
 UNSAFE_NAMES = [
     "",
@@ -42,8 +42,26 @@ def test_s7_1_name_is_nfc_and_gets_exactly_one_md_suffix(rt: Runtime, vault: Pat
     result = rt.upsert(decomposed, page())
     assert result["page"] == str(pages_dir(vault) / "Café.md")
     assert os.listdir(pages_dir(vault)) == ["Café.md"]
-    rt.upsert("twice.md.md", page())
-    assert (pages_dir(vault) / "twice.md").is_file()
+    # only one final lowercase `.md` is the suffix, as the reference runtime normalizes it
+    assert rt.upsert("twice.md.md", page())["page"] == str(pages_dir(vault) / "twice.md.md")
+    assert rt.upsert("note.MD", page())["page"] == str(pages_dir(vault) / "note.MD.md")
+    assert rt.upsert("  spaced  ", page())["page"] == str(pages_dir(vault) / "spaced.md")
+    rows = [line for line in index_text(vault).splitlines() if line.startswith("- [[")]
+    assert [row.split("]]")[0][4:] for row in rows] == ["Café", "note.MD", "spaced", "twice.md"]
+
+
+def test_s7_1_upper_case_suffix_on_disk_is_a_page(rt: Runtime, vault: Path) -> None:
+    """`Upper.MD` written by hand is indexed as `[[Upper]]` and searched, as the reference does;
+    `hash` names pages by the normalized name, so `Upper` and `Upper.MD` do not reach it."""
+    (pages_dir(vault) / "Upper.MD").write_text(page("Upper case suffix.", body="findme\n"))
+    rt.ok("rebuild-index")
+    assert "- [[Upper]]: Upper case suffix.\n" in index_text(vault)
+    found = rt.ok("search", "findme")["results"]
+    assert [r["file"] for r in found] == ["EchoesVault/pages/Upper.MD"]
+    rt.fail("hash", "Upper", code="not-found")
+    rt.fail("hash", "Upper.MD", code="not-found")
+    error = rt.fail("upsert", "--payload", "-", payload={"filename": "upper", "content": page()})
+    assert error["code"] == "collision" and "Upper.MD" in error["error"]
 
 
 def test_s7_1_collision_after_case_folding_is_refused(rt: Runtime, vault: Path) -> None:

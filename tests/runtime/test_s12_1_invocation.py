@@ -66,7 +66,7 @@ def test_s12_1_errors_exit_2_with_json_on_stderr(rt: Runtime, tmp_path: Path) ->
         (("frobnicate",), None, b"", "usage"),
         (("search",), None, b"", "usage"),
         (("start", "--recent", "many"), None, b"", "usage"),
-        (("upsert",), None, b"", "usage"),
+        (("upsert",), None, b"", "payload"),  # --payload defaults to stdin, empty here
         (("upsert", "--payload", "-"), None, b"{not json", "payload"),
         (("upsert", "--payload", "-"), None, b"[1, 2]", "payload"),
         (("upsert", "--payload", "-"), None, b"\xff\xfe", "payload"),

@@ -6,7 +6,10 @@
 
 ---@type vim.lsp.Config
 return {
-  cmd = { 'echoes-lsp', 'serve' },
+  -- `echoes-lsp serve` when `echoes-lsp` is on PATH, else `python3 -m echoes_lsp serve` when that
+  -- works; when neither does, one message says how to install the server. Replace it with a list
+  -- to choose the command, e.g. `{ '/path/to/venv/bin/echoes-lsp', 'serve' }`.
+  cmd = require('echoes_lsp').cmd,
   filetypes = { 'markdown' },
 
   -- Documentation only: `root_dir` below wins. The workspace is the directory that holds
@@ -15,8 +18,9 @@ return {
 
   -- Attach only to files inside an `EchoesVault/` folder, with the folder's parent as the root.
   root_dir = function(bufnr, on_dir)
-    local root = require('echoes_lsp').root_dir(bufnr)
-    if root then
+    local echoes = require('echoes_lsp')
+    local root = echoes.root_dir(bufnr)
+    if root and echoes.check_server() then
       on_dir(root)
     end
   end,

@@ -21,6 +21,28 @@ if not vim.lsp.handlers['echoes/statusChanged'] then
   end
 end
 
+-- Neovim leaves a config whose `cmd` is not executable alone without a word (only a line in the
+-- LSP log): say once why the server cannot start and how to install it.
+vim.api.nvim_create_autocmd('FileType', {
+  group = vim.api.nvim_create_augroup('echoes_lsp_check', { clear = true }),
+  pattern = 'markdown',
+  callback = function(args)
+    if vim.lsp.is_enabled and vim.lsp.is_enabled('echoes_lsp') and echoes().root_dir(args.buf) then
+      echoes().check_server()
+    end
+  end,
+})
+
+-- The buffer `:checkhealth echoes_lsp` reports on: the last file buffer entered before it.
+vim.api.nvim_create_autocmd('BufEnter', {
+  group = vim.api.nvim_create_augroup('echoes_lsp_last_buffer', { clear = true }),
+  callback = function(args)
+    if vim.bo[args.buf].buftype == '' and vim.api.nvim_buf_get_name(args.buf) ~= '' then
+      vim.g.echoes_lsp_last_buffer = args.buf
+    end
+  end,
+})
+
 local command = vim.api.nvim_create_user_command
 
 command('EchoesStatus', function()

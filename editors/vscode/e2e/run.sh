@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the VS Code end-to-end test: installs (or reuses) code-server and Chromium, then drives the
-# packaged extension against the real echoes-lsp server with Playwright.
+# packaged extension with Playwright twice: first in a fresh profile with the .vsix alone and no
+# setting (the extension runs the server it bundles with the system's python3), then with
+# echoes.server.path set to the checkout's echoes-lsp (every test).
 #
 # Usage: editors/vscode/e2e/run.sh [path/to/echoes-lsp-<version>.vsix]
 # Environment:
@@ -37,9 +39,29 @@ export PATH="$NODE_BIN:$PATH"
 export E2E_CODE_SERVER="$CACHE/cs/node_modules/code-server/out/node/entry.js"
 export E2E_VSIX="$VSIX"
 export E2E_SERVER="$SERVER"
+export E2E_RUNTIME="$REPO/runtime/echoes_vault.py"
 export E2E_FIXTURE="$HERE/fixture"
 export E2E_ARTIFACTS="$REPO/tests/artifacts"
 mkdir -p "$E2E_ARTIFACTS"
 
-# The test prints its duration and, last, "N passed, M failed".
-exec node "$HERE/vscode.e2e.mjs"
+if ! python3 -c 'import sys, zipfile; sys.exit(sys.argv[2] not in zipfile.ZipFile(sys.argv[1]).namelist())' \
+  "$VSIX" extension/bundled/libs/echoes_lsp/__main__.py; then
+  echo "e2e: $VSIX carries no bundled server; build it with 'make vsix'" >&2
+  exit 2
+fi
+
+# Each run prints its duration and "N passed, M failed"; the last line is the total.
+status=0
+E2E_MODE=bundled node "$HERE/vscode.e2e.mjs" | tee "$E2E_ARTIFACTS/vscode-e2e-bundled.txt" || status=1
+E2E_MODE=configured node "$HERE/vscode.e2e.mjs" | tee "$E2E_ARTIFACTS/vscode-e2e-configured.txt" || status=1
+passed=0
+failed=0
+for mode in bundled configured; do
+  counts="$(tail -n 1 "$E2E_ARTIFACTS/vscode-e2e-$mode.txt")"
+  p="$(sed -n 's/^\([0-9]*\) passed.*/\1/p' <<<"$counts")"
+  f="$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$counts")"
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-1}))
+done
+echo "$passed passed, $failed failed"
+exit "$status"

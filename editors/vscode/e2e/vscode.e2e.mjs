@@ -4,7 +4,12 @@
 // Started by run.sh, which sets:
 //   E2E_CODE_SERVER  code-server's entry point (run with the current node)
 //   E2E_VSIX         the packaged extension
-//   E2E_SERVER       the echoes-lsp executable (set as echoes.server.path)
+//   E2E_MODE         `configured` (default): echoes.server.path is set to E2E_SERVER, every test
+//                    runs; `bundled`: a fresh profile with the .vsix alone, no setting and no
+//                    echoes-lsp installed anywhere, so the extension runs the server it bundles
+//                    (diagnostics, completion and a hash-checked save are tested)
+//   E2E_SERVER       the echoes-lsp executable (set as echoes.server.path; `configured` only)
+//   E2E_RUNTIME      the runtime file that creates the vault (`bundled` only)
 //   E2E_FIXTURE      fixture folder (pages/ to copy into a fresh vault)
 //   E2E_ARTIFACTS    where the screenshot goes
 import { execFileSync, spawn } from 'node:child_process';
@@ -16,7 +21,21 @@ import { chromium } from 'playwright-core';
 
 const CODE_SERVER = requireEnv('E2E_CODE_SERVER');
 const VSIX = requireEnv('E2E_VSIX');
-const SERVER = requireEnv('E2E_SERVER');
+const MODE = process.env.E2E_MODE === 'bundled' ? 'bundled' : 'configured';
+const SERVER = MODE === 'configured' ? requireEnv('E2E_SERVER') : undefined;
+const RUNTIME = MODE === 'bundled' ? requireEnv('E2E_RUNTIME') : undefined;
+/** The PATH of code-server and so of the extension host: node, /usr/bin and /bin only. */
+const HOST_PATH = `${path.dirname(process.execPath)}:/usr/bin:/bin`;
+/** With the bundled server: the tests that prove it alone serves a vault. */
+const BUNDLED_TESTS = new Set([
+  '0. nothing but the .vsix: no echoes-lsp on PATH or importable by python3',
+  '1. open a page with known defects',
+  '2. Problems panel shows EV104, EV200 and EV300',
+  '3. typing [[ offers a known page',
+  '4. Save through EchoesVault writes the buffer through the runtime',
+  '4b. the fixed page has no EV104/EV200/EV300 left',
+  '4c. the output channel names the server that ran',
+]);
 const FIXTURE = requireEnv('E2E_FIXTURE');
 const ARTIFACTS = requireEnv('E2E_ARTIFACTS');
 const KEEP = process.env.ECHOES_E2E_KEEP === '1';
@@ -96,7 +115,10 @@ function makeWorkspace(root) {
   execFileSync('git', ['init', '-q', workspace], { timeout: 30000 });
   execFileSync('git', ['-C', workspace, 'config', 'user.email', 'e2e@example.invalid'], { timeout: 30000 });
   execFileSync('git', ['-C', workspace, 'config', 'user.name', 'e2e'], { timeout: 30000 });
-  const init = execFileSync(SERVER, ['runtime', '--workspace', workspace, 'init'], { encoding: 'utf8', timeout: 60000 });
+  const init =
+    MODE === 'configured'
+      ? execFileSync(SERVER, ['runtime', '--workspace', workspace, 'init'], { encoding: 'utf8', timeout: 60000 })
+      : execFileSync('/usr/bin/python3', [RUNTIME, '--workspace', workspace, 'init'], { encoding: 'utf8', timeout: 60000 });
   log(`runtime init: ${init.trim().split('\n')[0].slice(0, 160)}`);
   if (!existsSync(path.join(workspace, 'EchoesVault', '.echoes-vault.json'))) {
     throw new Error('runtime init did not create EchoesVault/.echoes-vault.json');
@@ -108,7 +130,7 @@ function makeWorkspace(root) {
 function writeUserSettings(userDataDir) {
   const settings = {
     'security.workspace.trust.enabled': false,
-    'echoes.server.path': SERVER,
+    ...(MODE === 'configured' ? { 'echoes.server.path': SERVER } : {}),
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
     'workbench.welcomePage.walkthroughs.openOnInstall': false,
@@ -131,7 +153,8 @@ function writeUserSettings(userDataDir) {
   // Settings of machine scope (echoes.server.path) are read from the server machine's settings
   // in code-server, as in any remote window.
   mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
-  writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify({ 'echoes.server.path': SERVER }, null, 2));
+  const machine = MODE === 'configured' ? { 'echoes.server.path': SERVER } : {};
+  writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(machine, null, 2));
 }
 
 function codeServerArgs(userDataDir, extensionsDir) {
@@ -154,6 +177,9 @@ const results = [];
 let currentPage;
 
 async function test(name, fn, { needs = [] } = {}) {
+  if (MODE === 'bundled' && !BUNDLED_TESTS.has(name)) {
+    return;
+  }
   const missing = needs.filter((dep) => !results.some((r) => r.name === dep && r.ok));
   if (missing.length > 0) {
     results.push({ name, ok: false, skipped: true });
@@ -169,7 +195,7 @@ async function test(name, fn, { needs = [] } = {}) {
     results.push({ name, ok: false });
     console.log(`FAIL ${name} (${Date.now() - started} ms): ${error?.message ?? error}`);
     if (currentPage) {
-      const shot = path.join(ARTIFACTS, `vscode-e2e-failure-${name.split('.')[0]}.png`);
+      const shot = path.join(ARTIFACTS, `vscode-e2e-failure-${MODE}-${name.split('.')[0]}.png`);
       await currentPage.screenshot({ path: shot, timeout: 10000 }).then(
         () => console.log(`     screenshot: ${shot}`),
         () => {},
@@ -318,6 +344,8 @@ async function main() {
     const indexFile = path.join(workspace, 'EchoesVault', 'index.md');
     writeUserSettings(userDataDir);
     installExtension(userDataDir, extensionsDir);
+    const home = path.join(root, 'home');
+    mkdirSync(home, { recursive: true });
 
     const port = await freePort();
     codeServer = spawn(
@@ -338,7 +366,9 @@ async function main() {
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
         // A minimal PATH, so that no echoes-lsp installed elsewhere on the machine is found.
-        env: { ...process.env, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
+        // A fresh HOME too: code-server gives the extension host its login shell's environment,
+        // and a developer's shell profile (pyenv, a venv, pipx) must not lend it a server.
+        env: { ...process.env, HOME: home, PATH: HOST_PATH, PYTHONPATH: '', VIRTUAL_ENV: '' },
       },
     );
     codeServer.stdout.on('data', (d) => (codeServerLog += d));
@@ -378,7 +408,28 @@ async function main() {
     await page.locator('.monaco-workbench').waitFor({ timeout: 90000 });
     await page.locator('.statusbar').waitFor({ timeout: 90000 });
     const wb = new Workbench(page);
-    log(`workbench loaded after ${Date.now() - started} ms`);
+    log(`workbench loaded after ${Date.now() - started} ms (${MODE} server)`);
+
+    await test('0. nothing but the .vsix: no echoes-lsp on PATH or importable by python3', async () => {
+      for (const dir of [...HOST_PATH.split(':'), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/sbin']) {
+        if (existsSync(path.join(dir, 'echoes-lsp'))) {
+          throw new Error(`${dir}/echoes-lsp exists`);
+        }
+      }
+      let imported = true;
+      try {
+        execFileSync('/usr/bin/python3', ['-c', 'import echoes_lsp'], { cwd: workspace, stdio: 'ignore', timeout: 30000 });
+      } catch {
+        imported = false;
+      }
+      if (imported) {
+        throw new Error('/usr/bin/python3 can import echoes_lsp');
+      }
+      const extensions = readdirSync(extensionsDir).filter((name) => !name.startsWith('.') && name !== 'extensions.json');
+      if (extensions.length !== 1) {
+        throw new Error(`expected only the EchoesVault extension, found ${extensions.join(', ')}`);
+      }
+    });
 
     await test('1. open a page with known defects', async () => {
       await wb.openFile(PAGE);
@@ -397,7 +448,7 @@ async function main() {
             { timeout: 60000, message: 'EV104, EV200 and EV300 in the Problems panel' },
           );
         } finally {
-          const shot = path.join(ARTIFACTS, 'vscode-problems.png');
+          const shot = path.join(ARTIFACTS, `vscode-problems-${MODE}.png`);
           await page.screenshot({ path: shot });
           log(`screenshot of the Problems panel: ${shot}`);
         }
@@ -486,6 +537,55 @@ async function main() {
           },
           { timeout: 30000, message: 'the Problems panel to drop EV104, EV200 and EV300' },
         );
+      },
+      { needs: ['4. Save through EchoesVault writes the buffer through the runtime'] },
+    );
+
+    await test(
+      '4c. the output channel names the server that ran',
+      async () => {
+        const logs = path.join(userDataDir, 'logs');
+        const lines = [];
+        const walk = (dir) => {
+          for (const entry of readdirSync(dir, { withFileTypes: true })) {
+            const file = path.join(dir, entry.name);
+            if (entry.isDirectory()) {
+              walk(file);
+            } else if (entry.name.endsWith('EchoesVault.log')) {
+              lines.push(...readFileSync(file, 'utf8').split('\n').filter((line) => line.includes('Starting ')));
+            }
+          }
+        };
+        await waitFor(
+          () => {
+            lines.length = 0;
+            walk(logs);
+            return lines.length > 0;
+          },
+          { timeout: 15000, message: 'the "Starting ..." line in the EchoesVault output channel log' },
+        );
+        log(`output channel: ${lines[0].trim()}`);
+        if (MODE === 'configured') {
+          if (!lines[0].includes(`Starting echoes.server.path (${SERVER})`)) {
+            throw new Error(`unexpected server: ${lines[0]}`);
+          }
+          return;
+        }
+        // The extension host's PATH is the login shell's (code-server resolves it), so the
+        // interpreter is whichever python3 that PATH gives; it must not have echoes-lsp itself.
+        const used = /Starting the bundled echoes-lsp with (\S+) \(PATH\)/.exec(lines[0]);
+        if (!used) {
+          throw new Error(`unexpected server: ${lines[0]}`);
+        }
+        let imported = true;
+        try {
+          execFileSync(used[1], ['-c', 'import echoes_lsp'], { cwd: workspace, stdio: 'ignore', timeout: 30000 });
+        } catch {
+          imported = false;
+        }
+        if (imported) {
+          throw new Error(`${used[1]} can import echoes_lsp by itself: the test does not prove the bundle`);
+        }
       },
       { needs: ['4. Save through EchoesVault writes the buffer through the runtime'] },
     );
@@ -837,7 +937,7 @@ async function main() {
     );
 
     await test(
-      '14. a server that cannot be found is reported with the install command',
+      '14. a server that cannot be found is reported with the fix',
       async () => {
         await wb.clearNotifications();
         mkdirSync(path.dirname(workspaceSettingsFile), { recursive: true });
@@ -848,12 +948,14 @@ async function main() {
               'echoes.saveThroughRuntime': 'always',
               'echoes.server.path': path.join(root, 'no-such-echoes-lsp'),
               'echoes.server.python': path.join(root, 'no-such-python'),
+              // The bundle would run with python3 from PATH; the environment has no echoes-lsp.
+              'echoes.server.importStrategy': 'fromEnvironment',
             },
             null,
             2,
           ),
         );
-        await waitFor(async () => /pipx install echoes-lsp/.test(await wb.notificationsText()), {
+        await waitFor(async () => /importStrategy to useBundled/.test(await wb.notificationsText()), {
           timeout: 60000,
           message: 'the "server not found" notification',
         });
@@ -892,7 +994,7 @@ async function main() {
     console.log(`FAIL setup: ${error?.stack ?? error}`);
   } finally {
     if (results.some((r) => !r.ok) && codeServerLog) {
-      const logFile = path.join(ARTIFACTS, 'vscode-e2e-code-server.log');
+      const logFile = path.join(ARTIFACTS, `vscode-e2e-code-server-${MODE}.log`);
       writeFileSync(logFile, codeServerLog);
       log(`code-server output: ${logFile}`);
     }

@@ -2,11 +2,20 @@
  * Finding the echoes-lsp language server. Pure logic: the caller injects how a file is checked
  * and how a candidate is probed, so the order and the messages can be unit-tested.
  *
- * Order: the `echoes.server.path` setting, then `echoes-lsp` on PATH, then
- * `<echoes.server.python> -m echoes_lsp`.
+ * Order:
+ *  1. `echoes.server.path`, when set;
+ *  2. `echoes.server.importStrategy: useBundled` (default), when the extension carries its bundle:
+ *     the bundled server (`bundled/libs`) run by the first Python >= 3.9 of the interpreter search;
+ *     `fromEnvironment`: `echoes-lsp` on PATH, then `<python> -m echoes_lsp` for each interpreter.
+ *
+ * Interpreter search: `echoes.server.python`, the Python extension's selected interpreter, the
+ * workspace's `.venv`, then `python3` and `python` on the extension host's PATH.
  */
 
-export type CandidateSource = 'setting' | 'path' | 'python';
+export type CandidateSource = 'setting' | 'bundled' | 'path' | 'python';
+export type ImportStrategy = 'useBundled' | 'fromEnvironment';
+/** Where an interpreter of the search came from. */
+export type InterpreterOrigin = 'echoes.server.python' | 'Python extension' | 'workspace .venv' | 'PATH';
 
 export interface ServerCandidate {
   source: CandidateSource;
@@ -18,11 +27,18 @@ export interface ServerCandidate {
   label: string;
 }
 
+export interface Interpreter {
+  command: string;
+  origin: InterpreterOrigin;
+}
+
 export interface DiscoverySettings {
   /** `echoes.server.path`; empty when unset. */
   serverPath: string;
-  /** `echoes.server.python`; `python3` when unset. */
+  /** `echoes.server.python`; empty when unset. */
   serverPython: string;
+  /** `echoes.server.importStrategy`. */
+  importStrategy: ImportStrategy;
 }
 
 export interface PathEnvironment {
@@ -38,9 +54,24 @@ export interface PathEnvironment {
   isExecutable: (file: string) => boolean;
 }
 
+export interface InterpreterSources {
+  /** The Python extension's selected interpreter for the workspace, when that extension is installed. */
+  pythonExtension?: string;
+  /** The workspace folders, whose `.venv` is tried. */
+  workspaceFolders: string[];
+}
+
+/** The bundled server: its launcher script, when the extension carries `bundled/libs`. */
+export interface Bundle {
+  launcher: string;
+}
+
 export const SERVER_EXECUTABLE = 'echoes-lsp';
-export const DEFAULT_PYTHON = 'python3';
-export const INSTALL_COMMANDS = ['pipx install echoes-lsp', 'pip install echoes-lsp'];
+export const MINIMUM_PYTHON = '3.9';
+
+export function parseImportStrategy(value: unknown): ImportStrategy {
+  return value === 'fromEnvironment' ? 'fromEnvironment' : 'useBundled';
+}
 
 function joinPath(dir: string, name: string, platform: string): string {
   const sep = platform === 'win32' ? '\\' : '/';
@@ -79,35 +110,72 @@ export function expandHome(file: string, home: string | undefined): string {
   return file;
 }
 
-/** The candidates to try, in order. A candidate that cannot exist is left out. */
-export function serverCandidates(settings: DiscoverySettings, env: PathEnvironment): ServerCandidate[] {
+/** The interpreters to try, in order, without duplicates. One that cannot exist is left out. */
+export function interpreterSearch(
+  settings: DiscoverySettings,
+  sources: InterpreterSources,
+  env: PathEnvironment,
+): Interpreter[] {
+  const found: Interpreter[] = [];
+  const add = (command: string | undefined, origin: InterpreterOrigin) => {
+    const trimmed = command?.trim();
+    if (trimmed && !found.some((i) => i.command === trimmed)) {
+      found.push({ command: trimmed, origin });
+    }
+  };
+  add(expandHome(settings.serverPython.trim(), env.home), 'echoes.server.python');
+  add(sources.pythonExtension, 'Python extension');
+  for (const folder of sources.workspaceFolders) {
+    const venv =
+      env.platform === 'win32'
+        ? joinPath(joinPath(joinPath(folder, '.venv', env.platform), 'Scripts', env.platform), 'python.exe', env.platform)
+        : joinPath(joinPath(joinPath(folder, '.venv', env.platform), 'bin', env.platform), 'python', env.platform);
+    if (env.isExecutable(venv)) {
+      add(venv, 'workspace .venv');
+    }
+  }
+  add(findOnPath('python3', env), 'PATH');
+  add(findOnPath('python', env), 'PATH');
+  return found;
+}
+
+/** The candidates to try, in order. */
+export function serverCandidates(
+  settings: DiscoverySettings,
+  interpreters: Interpreter[],
+  bundle: Bundle | undefined,
+  env: PathEnvironment,
+): ServerCandidate[] {
   const candidates: ServerCandidate[] = [];
   const configured = settings.serverPath.trim();
   if (configured.length > 0) {
     const command = expandHome(configured, env.home);
-    candidates.push({
-      source: 'setting',
-      command,
-      baseArgs: [],
-      label: `echoes.server.path (${command})`,
-    });
+    candidates.push({ source: 'setting', command, baseArgs: [], label: `echoes.server.path (${command})` });
+  }
+  if (settings.importStrategy === 'useBundled' && bundle) {
+    for (const python of interpreters) {
+      candidates.push({
+        source: 'bundled',
+        command: python.command,
+        // -I: the bundle, not a module of the same name in the workspace or the user's site.
+        baseArgs: ['-I', bundle.launcher],
+        label: `the bundled echoes-lsp with ${python.command} (${python.origin})`,
+      });
+    }
+    return candidates;
   }
   const onPath = findOnPath(SERVER_EXECUTABLE, env);
   if (onPath !== undefined) {
+    candidates.push({ source: 'path', command: onPath, baseArgs: [], label: `${SERVER_EXECUTABLE} on PATH (${onPath})` });
+  }
+  for (const python of interpreters) {
     candidates.push({
-      source: 'path',
-      command: onPath,
-      baseArgs: [],
-      label: `${SERVER_EXECUTABLE} on PATH (${onPath})`,
+      source: 'python',
+      command: python.command,
+      baseArgs: ['-m', 'echoes_lsp'],
+      label: `${python.command} -m echoes_lsp (${python.origin})`,
     });
   }
-  const python = settings.serverPython.trim() || DEFAULT_PYTHON;
-  candidates.push({
-    source: 'python',
-    command: expandHome(python, env.home),
-    baseArgs: ['-m', 'echoes_lsp'],
-    label: `${python} -m echoes_lsp`,
-  });
   return candidates;
 }
 
@@ -151,11 +219,26 @@ export async function discoverServer(
   return { found: false, failures };
 }
 
-/** The message shown when no candidate works. */
-export function notFoundMessage(): string {
+/** The command that installs the server into an environment, today (the package is not on PyPI yet). */
+export const ENVIRONMENT_INSTALL =
+  'python3 -m pip install ./echoes_lsp-<version>-py3-none-any.whl (built by `make dist` in a checkout of echoes-lsp)';
+
+/**
+ * The message shown, once, when no candidate works: what was tried and the exact fix.
+ * `bundled`: whether the bundled server was tried (then what is missing is a Python).
+ */
+export function notFoundMessage(failures: Failure[] = [], bundled = true): string {
+  const tried = failures.length > 0 ? ` Tried: ${failures.map((f) => `${f.candidate.command} (${f.reason})`).join('; ')}.` : '';
+  if (bundled) {
+    return (
+      `EchoesVault: no Python ${MINIMUM_PYTHON} or newer was found to run the bundled echoes-lsp language server.${tried} ` +
+      `Fix: install Python ${MINIMUM_PYTHON}+ (for example \`sudo apt install python3\`, or from python.org) and run ` +
+      '"EchoesVault: Restart language server", or set echoes.server.python to the full path of a Python 3.9+ interpreter.'
+    );
+  }
   return (
-    'EchoesVault: the echoes-lsp language server was not found. ' +
-    `Install it with \`${INSTALL_COMMANDS[0]}\` (or \`${INSTALL_COMMANDS[1]}\`), ` +
+    `EchoesVault: echoes-lsp was not found in the environment (echoes.server.importStrategy is fromEnvironment).${tried} ` +
+    `Fix: set echoes.server.importStrategy to useBundled, or install the server: ${ENVIRONMENT_INSTALL}, ` +
     'or set echoes.server.path to the echoes-lsp executable.'
   );
 }

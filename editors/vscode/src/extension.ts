@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { accessSync, existsSync, constants as fsConstants, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -18,10 +18,14 @@ import {
 import {
   discoverServer,
   failureReport,
+  interpreterSearch,
   notFoundMessage,
+  parseImportStrategy,
   serveArgs,
   serverCandidates,
   versionArgs,
+  type Bundle,
+  type DiscoverySettings,
   type ProbeResult,
   type ServerCandidate,
 } from './discovery';
@@ -38,6 +42,8 @@ const DISK_SCHEME = 'echoes-disk';
 /** VS Code stops waiting for a save participant after 1.5 s; stay below that. */
 const PARTICIPANT_BUDGET_MS = 1200;
 const PROBE_TIMEOUT_MS = 20000;
+const PYTHON_EXTENSION_ID = 'ms-python.python';
+const PYTHON_EXTENSION_TIMEOUT_MS = 10000;
 
 let host: ServerHost | undefined;
 
@@ -112,6 +118,56 @@ function serverCwd(): string {
   return folder ? folder.uri.fsPath : os.homedir();
 }
 
+/** The server bundled into the `.vsix` at packaging time (`bundled/libs`), if this build has it. */
+function findBundle(context: vscode.ExtensionContext): Bundle | undefined {
+  const launcher = context.asAbsolutePath(path.join('bundled', 'tool', 'launch.py'));
+  const libs = context.asAbsolutePath(path.join('bundled', 'libs', 'echoes_lsp', '__main__.py'));
+  return existsSync(launcher) && existsSync(libs) ? { launcher } : undefined;
+}
+
+/** The part of the Python extension's API that gives the selected interpreter. */
+interface PythonExtensionApi {
+  environments?: {
+    getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
+    resolveEnvironment(
+      environment: { path: string } | string,
+    ): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
+  };
+  settings?: { getExecutionDetails(resource?: vscode.Uri): { execCommand?: string[] } | undefined };
+}
+
+function withTimeout<T>(promise: PromiseLike<T>, ms: number): Promise<T | undefined> {
+  return Promise.race([
+    Promise.resolve(promise),
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms)),
+  ]);
+}
+
+/** The interpreter selected in the Python extension for the workspace, when that extension is installed. */
+async function pythonExtensionInterpreter(log: vscode.LogOutputChannel): Promise<string | undefined> {
+  const extension = vscode.extensions.getExtension<PythonExtensionApi>(PYTHON_EXTENSION_ID);
+  if (!extension) {
+    return undefined;
+  }
+  try {
+    const api = extension.isActive ? extension.exports : await withTimeout(extension.activate(), PYTHON_EXTENSION_TIMEOUT_MS);
+    const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const active = api?.environments?.getActiveEnvironmentPath(resource);
+    if (active) {
+      const resolved = await withTimeout(api!.environments!.resolveEnvironment(active), PYTHON_EXTENSION_TIMEOUT_MS);
+      const executable = resolved?.executable?.uri?.fsPath;
+      if (executable) {
+        return executable;
+      }
+    }
+    const command = api?.settings?.getExecutionDetails(resource)?.execCommand;
+    return command && command.length === 1 ? command[0] : undefined;
+  } catch (error) {
+    log.warn(`The Python extension did not give its interpreter: ${errorText(error)}`);
+    return undefined;
+  }
+}
+
 function probe(candidate: ServerCandidate, cwd: string): Promise<ProbeResult> {
   return new Promise((resolve) => {
     execFile(
@@ -140,6 +196,7 @@ class ServerHost {
   private inFlight = 0;
   private readonly recentErrors = new Map<string, number>();
   private notFoundShown = false;
+  private notFound = notFoundMessage();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -182,7 +239,7 @@ class ServerHost {
 
   /** The "server not found" error, with the install commands and a button to open the settings. */
   showNotFound(): void {
-    void vscode.window.showErrorMessage(notFoundMessage(), 'Open Settings', 'Show Log').then((choice) => {
+    void vscode.window.showErrorMessage(this.notFound, 'Open Settings', 'Show Log').then((choice) => {
       if (choice === 'Open Settings') {
         // echoes.server.* are machine settings: in a remote window (SSH, containers, code-server)
         // they live in the remote machine's settings.
@@ -197,11 +254,16 @@ class ServerHost {
     });
   }
 
+  /** Whether an error text is the "no server" message of the last start. */
+  isNotFoundError(text: string): boolean {
+    return text === this.notFound;
+  }
+
   /** Sends `workspace/executeCommand` and returns the result; rejects with the server's error. */
   async execute(command: string, arg: Record<string, unknown>): Promise<unknown> {
     const client = await this.ensure();
     if (!client) {
-      throw new Error(notFoundMessage());
+      throw new Error(this.notFound);
     }
     this.inFlight++;
     try {
@@ -237,19 +299,31 @@ class ServerHost {
   private async start(): Promise<LanguageClient | undefined> {
     this.setState('starting');
     const config = vscode.workspace.getConfiguration(SECTION);
-    const candidates = serverCandidates(
+    const settings: DiscoverySettings = {
+      serverPath: config.get<string>('server.path') ?? '',
+      serverPython: config.get<string>('server.python') ?? '',
+      importStrategy: parseImportStrategy(config.get('server.importStrategy')),
+    };
+    const env = {
+      path: process.env.PATH,
+      platform: process.platform,
+      pathExt: process.env.PATHEXT,
+      home: os.homedir(),
+      isExecutable,
+    };
+    const bundle = findBundle(this.context);
+    if (settings.importStrategy === 'useBundled' && !bundle) {
+      this.log.warn('This build of the extension has no bundled server (bundled/libs); looking in the environment.');
+    }
+    const interpreters = interpreterSearch(
+      settings,
       {
-        serverPath: config.get<string>('server.path') ?? '',
-        serverPython: config.get<string>('server.python') ?? 'python3',
+        pythonExtension: await pythonExtensionInterpreter(this.log),
+        workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
       },
-      {
-        path: process.env.PATH,
-        platform: process.platform,
-        pathExt: process.env.PATHEXT,
-        home: os.homedir(),
-        isExecutable,
-      },
+      env,
     );
+    const candidates = serverCandidates(settings, interpreters, bundle, env);
     const cwd = serverCwd();
     const found = await discoverServer(candidates, (candidate) => probe(candidate, cwd));
     for (const line of failureReport(found.failures)) {
@@ -257,7 +331,8 @@ class ServerHost {
     }
     if (!found.found) {
       this.setState('not-found');
-      this.log.error(notFoundMessage());
+      this.notFound = notFoundMessage(found.failures, settings.importStrategy === 'useBundled' && bundle !== undefined);
+      this.log.error(this.notFound);
       if (!this.notFoundShown) {
         this.notFoundShown = true;
         this.showNotFound();
@@ -465,7 +540,7 @@ class Commands {
     } catch (error) {
       const text = errorText(error);
       this.log.error(`${command} failed: ${text}`);
-      if (text === notFoundMessage()) {
+      if (this.host.isNotFoundError(text)) {
         this.host.showNotFound();
       } else {
         void vscode.window.showErrorMessage(`EchoesVault: ${title} failed: ${text}`);
@@ -704,7 +779,7 @@ class Commands {
     } catch (error) {
       const text = errorText(error);
       this.log.error(`echoes.savePage ${name}: ${text}`);
-      if (text === notFoundMessage()) {
+      if (this.host.isNotFoundError(text)) {
         this.host.showNotFound();
         return 'no-server';
       }

@@ -24,7 +24,7 @@ export const DEFAULTS = {
 } as const;
 
 /** Keys whose change needs the server to be restarted (the rest are sent as configuration). */
-export const RESTART_KEYS = ['echoes.server.path', 'echoes.server.python'];
+export const RESTART_KEYS = ['echoes.server.path', 'echoes.server.python', 'echoes.server.importStrategy'];
 
 /** Reads one setting relative to the `echoes` section, e.g. `runtime.timeout`. */
 export type SettingReader = (key: string) => unknown;

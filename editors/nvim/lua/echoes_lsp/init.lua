@@ -65,6 +65,104 @@ local function notify_error(err)
   end
 end
 
+-- Server command ----------------------------------------------------------------------------------
+
+--- How to install the server today (it is not on PyPI yet), for messages and `:checkhealth`.
+M.install_hint = 'install it from a checkout of echoes-lsp: `pipx install /path/to/echoes-lsp` '
+  .. '(or `python3 -m pip install --user /path/to/echoes-lsp`; echoes-lsp is not on PyPI yet), '
+  .. 'or point cmd at a Python that has it: '
+  .. "vim.lsp.config('echoes_lsp', { cmd = { '/path/to/python', '-m', 'echoes_lsp', 'serve' } })"
+
+---@type string[]?
+local resolved_cmd = nil
+
+--- The command that runs the server: `echoes-lsp serve` when `echoes-lsp` is on PATH, else
+--- `<python3> -m echoes_lsp serve` when that Python has the package. Nil when neither works (asked
+--- again next time, so that installing the server and `:edit` is enough).
+---@return string[]?
+function M.resolve_cmd()
+  if resolved_cmd then
+    return resolved_cmd
+  end
+  if vim.fn.executable('echoes-lsp') == 1 then
+    resolved_cmd = { 'echoes-lsp', 'serve' }
+    return resolved_cmd
+  end
+  for _, python in ipairs({ 'python3', 'python' }) do
+    if vim.fn.executable(python) == 1 then
+      local ok, done = pcall(function()
+        return vim.system({ python, '-m', 'echoes_lsp', '--version' }, { text = true }):wait(15000)
+      end)
+      if ok and done.code == 0 then
+        resolved_cmd = { vim.fn.exepath(python), '-m', 'echoes_lsp', 'serve' }
+        return resolved_cmd
+      end
+    end
+  end
+  return nil
+end
+
+--- The default `cmd` of `lsp/echoes_lsp.lua`: starts the command `resolve_cmd()` finds.
+---@param dispatchers vim.lsp.rpc.Dispatchers
+---@param config vim.lsp.ClientConfig
+---@return vim.lsp.rpc.PublicClient
+function M.cmd(dispatchers, config)
+  local cmd = M.resolve_cmd()
+  if not cmd then
+    error(M.server_problem() or 'echoes-lsp not found', 0)
+  end
+  return vim.lsp.rpc.start(cmd, dispatchers, {
+    cwd = config.cmd_cwd,
+    env = config.cmd_env,
+    detached = config.detached,
+  })
+end
+
+--- Why the configured server cannot start, or nil when it can (as far as can be known before
+--- starting it).
+---@return string?
+function M.server_problem()
+  local config = vim.lsp.config[M.name]
+  local cmd = config and config.cmd
+  if cmd == M.cmd then
+    if M.resolve_cmd() then
+      return nil
+    end
+    return '`echoes-lsp` is not on PATH and `python3 -m echoes_lsp` does not work'
+  elseif type(cmd) == 'function' then
+    return nil
+  elseif type(cmd) == 'table' and type(cmd[1]) == 'string' then
+    if vim.fn.executable(cmd[1]) == 1 then
+      return nil
+    end
+    return ('`%s` (the cmd of the echoes_lsp config) is not executable'):format(cmd[1])
+  end
+  return 'the echoes_lsp config has no cmd'
+end
+
+local problem_shown = false
+
+--- Shows, once per session, why the server cannot start and how to install it. Returns whether
+--- the server can start.
+---@return boolean
+function M.check_server()
+  local problem = M.server_problem()
+  if not problem then
+    return true
+  end
+  if not problem_shown then
+    problem_shown = true
+    notify(
+      ('the language server echoes-lsp cannot start: %s. To fix it, %s; then :edit. See :checkhealth echoes_lsp'):format(
+        problem,
+        M.install_hint
+      ),
+      vim.log.levels.ERROR
+    )
+  end
+  return false
+end
+
 -- Workspace ---------------------------------------------------------------------------------------
 
 --- The workspace of `path`: the parent of the nearest enclosing `EchoesVault/` folder.
@@ -564,6 +662,15 @@ function M.setup(opts)
       callback = function(args)
         local client = vim.lsp.get_client_by_id(args.data.client_id)
         if client and client.name == M.name then
+          -- Autotrigger opens the menu on `[`: without `noselect` (or `noinsert`) Neovim would
+          -- insert the first item by itself and the next key would land after it.
+          local completeopt = vim.split(vim.bo[args.buf].completeopt ~= '' and vim.bo[args.buf].completeopt or vim.o.completeopt, ',', { trimempty = true })
+          for _, flag in ipairs({ 'menuone', 'noselect' }) do
+            if not vim.tbl_contains(completeopt, flag) and not (flag == 'noselect' and vim.tbl_contains(completeopt, 'noinsert')) then
+              table.insert(completeopt, flag)
+            end
+          end
+          vim.bo[args.buf].completeopt = table.concat(completeopt, ',')
           vim.lsp.completion.enable(true, client.id, args.buf, { autotrigger = true })
         end
       end,
