@@ -4,21 +4,35 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-e2e lint lint-workflows format bench vsix dist clean
+.PHONY: demo test test-e2e lint lint-workflows format bench vsix dist clean docs
 
+# The install's output (pip's and the build backend's) goes to a log, shown in full on failure.
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
-	touch $(STAMP)
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "Installing echoes-lsp and its test tools into $(VENV) (log: $(VENV)/install.log)..."
+	@{ $(BIN)/python -m pip install --quiet --upgrade pip && \
+	  $(BIN)/python -m pip install --quiet -e '.[test,dev]'; } > $(VENV)/install.log 2>&1 || \
+	  { cat $(VENV)/install.log; echo "make: installing into $(VENV) failed (log above)"; exit 1; }
+	@touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python examples/demo.py
-	@printf '\n%s\n%s\n%s\n\n' "$$(printf '=%.0s' $$(seq 72))" "echoes-lsp check examples/demo-vault" "$$(printf '=%.0s' $$(seq 72))"
-	@$(BIN)/echoes-lsp check examples/demo-vault; status=$$?; test $$status -le 1
+	@$(BIN)/python examples/demo.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The documentation site: warnings are errors, every local link and reference is checked (-n).
+DOCS_STAMP := $(VENV)/.docs-installed
+
+$(DOCS_STAMP): pyproject.toml $(STAMP)
+	@echo "Installing the documentation tools into $(VENV) (log: $(VENV)/install.log)..."
+	@$(BIN)/python -m pip install --quiet -e '.[test,dev,docs]' > $(VENV)/install.log 2>&1 || \
+	  { cat $(VENV)/install.log; echo "make: installing into $(VENV) failed (log above)"; exit 1; }
+	@touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -E -W --keep-going -n -q -b html docs docs/_build/html
+	@echo "docs/_build/html/index.html"
 
 lint: $(STAMP) lint-workflows
 	$(BIN)/ruff check .
@@ -37,7 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/runtime_bench.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache editors/vscode/bundled/libs
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache editors/vscode/bundled/libs docs/_build docs/_generated
 
 # VS Code extension (editors/vscode): packaging, unit tests, real-editor end-to-end test.
 VSCODE_DIR := editors/vscode

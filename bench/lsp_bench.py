@@ -266,11 +266,15 @@ def row(name: str, samples: List[float]) -> str:
     )
 
 
-async def run(sizes: List[int], repeat: int, cold_runs: int) -> None:
+async def run(
+    sizes: List[int], repeat: int, cold_runs: int, json_path: Optional[str] = None
+) -> None:
+    raw: Dict[str, Dict[str, Any]] = {}
     for pages in sizes:
         workspace = hub_vault(pages)
         cold = await first_diagnostics(workspace, cold_runs)
         steady = await steady_state(workspace, repeat)
+        raw[str(pages)] = {"firstDiagnostics": cold, **steady}
         print(f"\n### {pages:,} pages\n")
         print("| measure | p50 ms | p95 ms | samples |")
         print("|---|---|---|---|")
@@ -282,6 +286,9 @@ async def run(sizes: List[int], repeat: int, cold_runs: int) -> None:
         rss = steady["rssMB"]
         print(f"\nResident memory after indexing: {rss:.0f} MB" if rss else "")
         sys.stdout.flush()
+    if json_path:
+        # Samples in milliseconds, memory in MB: the data `docs/_ext/bench_plots.py` draws.
+        Path(json_path).write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")
 
 
 def main() -> None:
@@ -290,11 +297,12 @@ def main() -> None:
     parser.add_argument("--large", action="store_true", help="also 50,000 pages")
     parser.add_argument("--repeat", type=int, default=40, help="samples per steady-state measure")
     parser.add_argument("--cold-runs", type=int, default=5, help="fresh servers for startup")
+    parser.add_argument("--json", help="also write the raw samples to this file")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",") if size]
     if args.large:
         sizes.append(50_000)
-    asyncio.run(run(sizes, args.repeat, args.cold_runs))
+    asyncio.run(run(sizes, args.repeat, args.cold_runs, args.json))
 
 
 if __name__ == "__main__":

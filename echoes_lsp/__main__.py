@@ -12,6 +12,7 @@ USAGE = """usage: echoes-lsp <command> [options]
 
 commands:
   serve     run the language server (stdio by default; --tcp HOST:PORT, --ws HOST:PORT)
+  init      put a project under EchoesVault and say what was written (--dry-run: only say)
   check     validate a vault, a folder or files (see `echoes-lsp check --help`)
   runtime   run the bundled EchoesVault runtime with the given arguments
             (`echoes-lsp runtime --version`: its engine and protocol versions)
@@ -70,6 +71,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             except (OSError, ValueError):
                 pass
         os._exit(code)
+    if command == "init":
+        from .init_cli import main as init
+
+        return init(rest)
     if command == "nvim-plugin":
         return nvim_plugin(rest)
     if command == "runtime":

@@ -1,7 +1,8 @@
 """`echoes-lsp check --fix` / `--diff`: plan safe mechanical fixes and apply them through the runtime.
 
 Only three fixes are mechanical enough to apply unasked: joining a multi-line summary (EV201),
-adding the DEPRECATED callout (EV310) and rebuilding a stale index (EV402). Page fixes are sent to
+adding the DEPRECATED callout (EV310) and rebuilding an out-of-date or hand-edited index
+(EV403, EV402). Page fixes are sent to
 the project runtime's `upsert` with `expectedSha256` set to the hash of the text that was read, so
 a page changed in between is refused by the runtime, never overwritten.
 
@@ -25,12 +26,13 @@ from .runtime_client import RuntimeCall, RuntimeFailure, run, runtime_for
 from .vault import PAGE, Vault, read_text
 
 PAGE_FIXES = ("EV201", "EV310")
-INDEX_FIX = "EV402"
-FIXABLE = (*PAGE_FIXES, INDEX_FIX)
+INDEX_FIXES = ("EV402", "EV403")
+FIXABLE = (*PAGE_FIXES, *INDEX_FIXES)
 DESCRIPTIONS: Dict[str, str] = {
     "EV201": "join the summary onto one line",
     "EV310": "add the `> [!warning] DEPRECATED` callout",
     "EV402": "rebuild index.md with the runtime's `rebuild-index`",
+    "EV403": "rebuild index.md with the runtime's `rebuild-index`",
 }
 MESSAGE_LIMIT = 300
 
@@ -39,7 +41,7 @@ class Plan:
     """One file's fix: the text read, the text to write, and why it cannot be applied (if so).
 
     An index plan with no codes is the runtime regenerating `index.md` as a consequence of page
-    fixes (`upsert` always refreshes the index), not a requested EV402 fix.
+    fixes (`upsert` always refreshes the index), not a requested EV402/EV403 fix.
     """
 
     def __init__(
@@ -137,10 +139,10 @@ def index_blockers(vault: Vault, limit: int = 5) -> str:
     return ", ".join(found[:limit]) + more
 
 
-def schedule(vault: Vault, plans: Sequence[Plan], index_requested: bool) -> List[Plan]:
+def schedule(vault: Vault, plans: Sequence[Plan], index_requested: Optional[str]) -> List[Plan]:
     """Order page plans so that every write leaves a vault the runtime accepts, and mark the plans
-    it cannot accept as blocked. Appends the index plan (requested, or as a consequence of page
-    writes).
+    it cannot accept as blocked. Appends the index plan (requested by the index's reported code,
+    EV402 or EV403, or as a consequence of page writes).
 
     Fixes only ever make pages valid, so: if the vault still cannot produce an index with every
     fix applied, no write succeeds; otherwise the pages invalid now are exactly the fixed ones
@@ -194,7 +196,7 @@ def _restore(vault: Vault, path: str, previous: Optional[str]) -> None:
         vault.open(path, previous)
 
 
-def _plan_index(vault: Vault, requested: bool) -> Optional[Plan]:
+def _plan_index(vault: Vault, requested: Optional[str]) -> Optional[Plan]:
     path = os.path.join(vault.root, rules.INDEX_NAME)
     old = _current_text(vault, path)
     if old is None:
@@ -202,7 +204,7 @@ def _plan_index(vault: Vault, requested: bool) -> Optional[Plan]:
     new = expected_index(vault)
     if new is None or new == old:
         return None
-    codes = (INDEX_FIX,) if requested else ()
+    codes = (requested,) if requested else ()
     return Plan(path, codes, old, new, rules.text_sha256(old), index=True)
 
 

@@ -164,7 +164,10 @@ def _no_vault(path: str) -> str:
     )
     if os.path.lexists(candidate) and not os.path.isdir(candidate):
         return f"{display_path(candidate)} is not a readable folder"
-    return f"no {rules.VAULT_DIR}/ folder found at or above {display_path(path) or '.'}"
+    return (
+        f"no {rules.VAULT_DIR}/ folder found at or above {display_path(path) or '.'}; "
+        "to create one, run `echoes-lsp init` in the project"
+    )
 
 
 def resolve_targets(paths: Sequence[str], errors: List[str], notes: List[str]) -> List[Target]:
@@ -328,6 +331,7 @@ def to_diagnostics(
     fix_notes: Dict[Tuple[str, str], str],
     cwd: str,
     paths: Optional[Iterable[str]] = None,
+    no_fix: Optional[Dict[Tuple[str, str], str]] = None,
 ) -> List[Diagnostic]:
     """Reported diagnostics (policy applied) of the workspace's findings, or of some paths."""
     fail_rank = SEVERITY_RANK[space.config.fail_on]
@@ -364,6 +368,7 @@ def to_diagnostics(
                     related=related,
                     fix=fix_notes.get((path, finding.code)) if fix_notes else None,
                     blocking=SEVERITY_RANK[level] >= fail_rank,
+                    no_fix=no_fix.get((path, finding.code)) if no_fix else None,
                 )
             )
     return out
@@ -373,13 +378,13 @@ def plan_fixes(space: Workspace) -> List[autofix.Plan]:
     """Scheduled fix plans for the reported (policy-kept) fixable findings of one workspace."""
     plans: List[autofix.Plan] = []
     index_path = os.path.join(space.vault.root, rules.INDEX_NAME)
-    index_requested = False
+    index_requested: Optional[str] = None
     for path, findings in sorted(space.findings.items()):
         if not any(f.code in autofix.FIXABLE for f in findings):
             continue
         kept = {f.code for f, _level in apply_policy(findings, space.policy)}
-        if path == index_path and autofix.INDEX_FIX in kept:
-            index_requested = True
+        if path == index_path:
+            index_requested = next((c for c in autofix.INDEX_FIXES if c in kept), index_requested)
         plan = autofix.plan_page(space.vault, path, kept)
         if plan is not None:
             plans.append(plan)
@@ -399,6 +404,18 @@ def fix_notes_of(space: Workspace, plans: Sequence[autofix.Plan]) -> Dict[Tuple[
     }
 
 
+def no_fix_notes_of(space: Workspace, plans: Sequence[autofix.Plan]) -> Dict[Tuple[str, str], str]:
+    """Why `--fix` cannot apply the fix of a fixable finding: the vault refuses writes, or the
+    runtime would refuse this page's write (the reason the plan is blocked)."""
+    refused = autofix.refusal(space.vault, RuntimeCall(space.target.workspace))
+    return {
+        (plan.path, code): refused or plan.blocked or ""
+        for plan in plans
+        if refused is not None or plan.blocked is not None
+        for code in plan.codes
+    }
+
+
 class SourceCache:
     """Lines of the files shown in code frames, read once (buffers from overlays first)."""
 
@@ -411,7 +428,8 @@ class SourceCache:
             text = self.overlays.get(path)
             if text is None:
                 text, _error = read_text(path)
-            self.lines[path] = text.split("\n") if text is not None else None
+            # credential-shaped text is masked in place: frames keep its position, never its value
+            self.lines[path] = rules.mask_secrets(text).split("\n") if text is not None else None
         return self.lines[path]
 
     def forget(self, paths: Iterable[str]) -> None:
@@ -642,7 +660,9 @@ def _fix_and_report(
         outcomes.extend(applied)
         _recheck(space, [o.path for o in applied])
         plans = plan_fixes(space)
-    return to_diagnostics(space, fix_notes_of(space, plans), cwd)
+    return to_diagnostics(
+        space, fix_notes_of(space, plans), cwd, no_fix=no_fix_notes_of(space, plans)
+    )
 
 
 def _fix_line(outcome: FixOutcome) -> str:

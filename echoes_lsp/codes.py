@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Dict, NamedTuple
 
+# The documentation: one page per code under docs/codes/, rendered by GitHub and by the site.
 DOCS_URL = "https://github.com/echoes-lsp/echoes-lsp/blob/main/docs/diagnostics.md"
+CODE_PAGES_URL = "https://github.com/echoes-lsp/echoes-lsp/blob/main/docs/codes/"
 
 ERROR = "error"
 WARNING = "warning"
@@ -21,12 +23,13 @@ class Code(NamedTuple):
     severity: str
 
     @property
-    def anchor(self) -> str:
-        return self.code.lower()
+    def page(self) -> str:
+        """The code's documentation page, relative to docs/."""
+        return f"codes/{self.code}.md"
 
     @property
     def url(self) -> str:
-        return f"{DOCS_URL}#{self.anchor}"
+        return f"{CODE_PAGES_URL}{self.code}.md"
 
 
 CODES: Dict[str, Code] = {
@@ -40,6 +43,7 @@ CODES: Dict[str, Code] = {
         Code("EV105", "required field empty", ERROR),
         Code("EV200", "summary longer than 160 characters", ERROR),
         Code("EV201", "summary not on one line", ERROR),
+        Code("EV202", "summary is still a placeholder", WARNING),
         Code("EV300", "link to a page that does not exist", WARNING),
         Code("EV301", "link to a deprecated page", INFORMATION),
         Code("EV302", "asset missing from assets/", WARNING),
@@ -48,7 +52,8 @@ CODES: Dict[str, Code] = {
         Code("EV311", "deprecated page names no replacement link", HINT),
         Code("EV400", "unresolved Git conflict marker", ERROR),
         Code("EV401", "file is not valid UTF-8 or cannot be read", ERROR),
-        Code("EV402", "index.md edited by hand or out of date", WARNING),
+        Code("EV402", "index.md edited by hand", WARNING),
+        Code("EV403", "index.md out of date", INFORMATION),
         Code("EV500", "unsafe page filename", ERROR),
         Code("EV501", "page name collides with another after NFC and case folding", ERROR),
         Code("EV502", "nested folder or non-.md file in pages/", WARNING),

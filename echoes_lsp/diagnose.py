@@ -9,6 +9,7 @@ import os
 from functools import lru_cache
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from . import fixes, index_drift
 from .codes import CODES, SEVERITY_RANK, matches
 from .markdown import heading_key, page_stem
 from .runtime import echoes_vault as rules
@@ -90,12 +91,33 @@ def _whole_line(code: str, message: str, line: int = 0, length: int = 0) -> Find
     return Finding(code, message, line, 0, line, length)
 
 
+def _placeholder_finding(info: rules.PageInfo) -> Optional[Finding]:
+    """EV202: the summary still holds the placeholder a quick fix or a created page put there."""
+    summary = info.summary
+    if summary is None or not summary.startswith(fixes.PLACEHOLDER) or info.frontmatter is None:
+        return None
+    found = info.frontmatter.fields.get("summary")
+    if found is None:
+        return None
+    return Finding(
+        "EV202",
+        f"summary is still a placeholder (`{fixes.PLACEHOLDER} …`): say what this page is about",
+        found.line,
+        found.value_start,
+        found.line,
+        found.value_end,
+    )
+
+
 def _page_findings(vault: Vault, entry: Entry) -> List[Finding]:
     findings: List[Finding] = []
     info = entry.info
     if info is None:
         return findings
     findings.extend(Finding.of(p) for p in info.problems)
+    placeholder = _placeholder_finding(info)
+    if placeholder is not None:
+        findings.append(placeholder)
     name = entry.rel.split("/")[-1]
     unsafe = rules.page_name_problem(name)
     if unsafe:
@@ -327,26 +349,13 @@ def _index_findings(vault: Vault, entry: Entry) -> List[Finding]:
     if text is None:
         return []
     expected = expected_index(vault)
-    if expected is None or expected == text:
+    if expected is None:
         return []
-    actual_lines = text.split("\n")
-    expected_lines = expected.split("\n")
-    line = next(
-        (i for i, (a, b) in enumerate(zip(actual_lines, expected_lines)) if a != b),
-        min(len(actual_lines), len(expected_lines)) - 1,
-    )
-    line = max(0, min(line, len(actual_lines) - 1))
-    return [
-        Finding(
-            "EV402",
-            "index.md differs from the generated index (edited by hand or out of date); "
-            "rebuild it with `rebuild-index`",
-            line,
-            0,
-            line,
-            len(actual_lines[line]),
-        )
-    ]
+    drift = index_drift.compare(text, expected)
+    if drift is None:
+        return []
+    width = len(text.split("\n")[drift.line])
+    return [Finding(drift.code, drift.message, drift.line, 0, drift.line, width)]
 
 
 def diagnose(vault: Vault, path: str) -> List[Finding]:
@@ -410,7 +419,7 @@ def marker_finding(vault: Vault) -> Optional[Finding]:
 
 def is_checked(entry: Entry) -> bool:
     """Whether a whole-vault check diagnoses this file (assets and non-Markdown files are not)."""
-    return entry.symlink or entry.kind not in (ASSET, OTHER, MARKER)
+    return entry.symlink or entry.special is not None or entry.kind not in (ASSET, OTHER, MARKER)
 
 
 def diagnose_vault(vault: Vault) -> Dict[str, List[Finding]]:
@@ -430,11 +439,16 @@ def diagnose_vault(vault: Vault) -> Dict[str, List[Finding]]:
 
 
 def apply_policy(findings: Sequence[Finding], policy: Policy) -> List[Tuple[Finding, str]]:
-    """Drop findings the policy turns off; attach each kept finding's severity."""
+    """Drop findings the policy turns off; attach each kept finding's severity. A message that
+    quotes credential-shaped text (a link target, a name) has it masked: every surface that
+    reports findings (the server, `check`) passes through here."""
     decided = []
     for finding in findings:
         level = _reported_level(policy, finding.code)
         if level is not None:
+            message = rules.mask_secrets(finding.message)
+            if message != finding.message:
+                finding = finding._replace(message=message)
             decided.append((finding, level))
     return decided
 

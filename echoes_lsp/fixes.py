@@ -12,11 +12,14 @@ from typing import List, NamedTuple, Optional, Tuple
 from .runtime import echoes_vault as rules
 
 CALLOUT = "> [!warning] DEPRECATED"
+# How a summary the user still has to write begins. The runtime accepts it (it is a valid summary),
+# so the checker reports it (EV202) until it is replaced.
+PLACEHOLDER = "TODO:"
 FIELD_TEMPLATE = {
     "type": "note",
     "stack": "[]",
     "status": "active",
-    "summary": rules.render_scalar("TODO: one-line summary of this page."),
+    "summary": rules.render_scalar(f"{PLACEHOLDER} one-line summary of this page."),
 }
 
 
@@ -105,13 +108,32 @@ def mark_deprecated(text: str) -> Optional[str]:
     return add_deprecated_callout(updated) or updated
 
 
+def placeholder_summary(stem: str) -> str:
+    """The summary text `insert_missing_fields` puts in for a page named `stem`."""
+    return f"{PLACEHOLDER} summary of {stem}." if stem else f"{PLACEHOLDER} one-line summary of this page."
+
+
+def snippet_with_tab_stop(replacement: str, selected: str) -> Optional[str]:
+    """`replacement` as an LSP snippet whose first tab stop selects `selected` (so the cursor lands
+    on a placeholder), or None when `selected` is not in it. Snippet syntax is escaped."""
+    at = replacement.find(selected) if selected else -1
+    if at < 0:
+        return None
+
+    def escape(part: str) -> str:
+        return part.replace("\\", "\\\\").replace("$", "\\$").replace("}", "\\}")
+
+    after = replacement[at + len(selected) :]
+    return escape(replacement[:at]) + "${1:" + escape(selected) + "}" + escape(after) + "$0"
+
+
 def insert_missing_fields(text: str, stem: str = "") -> str:
     """Add every missing required field from a template; creates the block when there is none."""
     lines = _lines(text)
     fm = rules.parse_frontmatter(lines)
     template = dict(FIELD_TEMPLATE)
     if stem:
-        template["summary"] = rules.render_scalar(f"TODO: summary of {stem}.")
+        template["summary"] = rules.render_scalar(placeholder_summary(stem))
     if fm is None:
         block = ["---", *(f"{k}: {v}" for k, v in template.items()), "---", ""]
         return "\n".join(block + lines)
@@ -163,7 +185,7 @@ def resolve_conflict(text: str, block: ConflictBlock, keep: str) -> str:
 
 def new_page_text(stem: str) -> str:
     """A valid new page for a missing `[[stem]]`."""
-    summary = f"TODO: summary of {stem}."
+    summary = f"{PLACEHOLDER} summary of {stem}."
     return (
         "---\n"
         f"type: note\nstack: []\nstatus: draft\nsummary: {rules.render_scalar(summary)}\n"

@@ -37,6 +37,7 @@ RULE_NAMES: Dict[str, str] = {
     "EV105": "required-field-empty",
     "EV200": "summary-too-long",
     "EV201": "summary-not-one-line",
+    "EV202": "summary-placeholder",
     "EV300": "link-target-missing",
     "EV301": "link-to-deprecated-page",
     "EV302": "asset-missing",
@@ -45,7 +46,8 @@ RULE_NAMES: Dict[str, str] = {
     "EV311": "deprecated-replacement-missing",
     "EV400": "conflict-marker",
     "EV401": "file-unreadable",
-    "EV402": "index-out-of-date",
+    "EV402": "index-edited-by-hand",
+    "EV403": "index-out-of-date",
     "EV500": "unsafe-filename",
     "EV501": "page-name-collision",
     "EV502": "stray-file-in-pages",
@@ -81,6 +83,7 @@ class Diagnostic(NamedTuple):
     related: Tuple[RelatedSpot, ...] = ()
     fix: Optional[str] = None
     blocking: bool = False
+    no_fix: Optional[str] = None  # why `--fix` cannot apply its fix, for a fixable code
 
     def sort_key(self) -> Tuple[str, int, int, str]:
         return (self.display, self.line, self.start, self.code)
@@ -299,6 +302,9 @@ def code_frame(lines: Sequence[str], d: Diagnostic, style: Style, label: str) ->
 
 
 def _duration(seconds: float) -> str:
+    """Milliseconds below a second (`0.00s` told nothing), seconds with two decimals above."""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms" if seconds >= 0.0005 else "<1ms"
     return f"{seconds:.2f}s"
 
 
@@ -372,6 +378,8 @@ def render_text_diagnostics(
             )
         if d.fix:
             out.append(f"  = fix: {d.fix} (`--fix`)")
+        elif d.no_fix:
+            out.append(f"  = note: `--fix` cannot fix this: {clean(d.no_fix)}")
         out.append("")
     return "\n".join(out) + "\n" if out else ""
 

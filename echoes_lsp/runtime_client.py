@@ -63,7 +63,7 @@ def runtime_for(workspace: str, command: str) -> str:
         return bundled_runtime()
     raise RuntimeFailure(
         "this project has no EchoesVault runtime (.echoes-vault/echoes_vault.py); "
-        "run `echoes.init` / `echoes-lsp runtime --workspace . init` first",
+        "run `echoes-lsp init` in the project (or the editor command `echoes.init`) first",
         "not-initialized",
     )
 
@@ -91,26 +91,31 @@ def run(call: RuntimeCall, args: Sequence[str], payload: Optional[Dict[str, Any]
 
     argv = build_args(call, args)
     try:
-        process = subprocess.run(
+        process = subprocess.Popen(
             argv,
-            input=json.dumps(payload, ensure_ascii=False) if payload is not None else None,
-            capture_output=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
             encoding="utf-8",
-            timeout=call.timeout,
             cwd=call.workspace,
-            check=False,
         )
+    except OSError as error:
+        raise RuntimeFailure(f"cannot start the runtime: {error}", "spawn") from error
+    data = json.dumps(payload, ensure_ascii=False) if payload is not None else None
+    try:
+        out, err = process.communicate(data, timeout=call.timeout)
     except subprocess.TimeoutExpired as error:
+        stop(process)
         raise RuntimeFailure(
             f"the runtime did not answer within {call.timeout:g} s ({args[0]})", "timeout"
         ) from error
-    except OSError as error:
-        raise RuntimeFailure(f"cannot start the runtime: {error}", "spawn") from error
+    except BaseException:
+        stop(process)
+        raise
     if process.returncode != 0:
-        message, code = _error_of(process.stderr, process.returncode)
+        message, code = _error_of(err, process.returncode)
         raise RuntimeFailure(message, code, process.returncode)
-    out = process.stdout
     stripped = out.lstrip()
     if stripped.startswith("{"):
         try:
@@ -118,6 +123,24 @@ def run(call: RuntimeCall, args: Sequence[str], payload: Optional[Dict[str, Any]
         except ValueError:
             pass
     return out
+
+
+STOP_GRACE = 3.0  # seconds a terminated runtime has to release its lock before it is killed
+
+
+def stop(process: Any, grace: float = STOP_GRACE) -> None:
+    """Stop a runtime politely: SIGTERM lets it release `.echoes-vault/lock` and remove its
+    temporary file; only one that does not exit within `grace` seconds is killed."""
+    import subprocess
+
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.communicate(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            process.kill()
+    process.communicate()
 
 
 def _error_of(stderr: str, exit_code: int) -> tuple[str, str]:

@@ -370,13 +370,17 @@ class EchoesServer(LanguageServer):
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         try:
-            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+            self.window_show_message(
+                types.ShowMessageParams(type=kind, message=rules.mask_secrets(message))
+            )
         except Exception:
             log.exception("showMessage failed")
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
         try:
-            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+            self.window_log_message(
+                types.LogMessageParams(type=kind, message=rules.mask_secrets(message))
+            )
         except Exception:
             pass
 
@@ -437,6 +441,13 @@ def build_server() -> EchoesServer:
     return server
 
 
+class MaskingFormatter(logging.Formatter):
+    """Log lines with credential-shaped text masked: at debug level pygls logs whole documents."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return rules.mask_secrets(super().format(record))
+
+
 def serve(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="echoes-lsp serve", description="EchoesVault language server"
@@ -453,6 +464,8 @@ def serve(argv: Sequence[str]) -> int:
         handlers.append(logging.FileHandler(args.log_file, encoding="utf-8"))
     else:
         handlers.append(logging.StreamHandler(sys.stderr))
+    for handler in handlers:
+        handler.setFormatter(MaskingFormatter(logging.BASIC_FORMAT))
     logging.basicConfig(level=args.log_level.upper(), handlers=handlers)
     server = build_server()
     if args.tcp or args.ws:

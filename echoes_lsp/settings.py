@@ -22,6 +22,7 @@ class Settings:
     exclude: Tuple[str, ...] = ()
     agent: str = "echoes-lsp"
     poll_interval: float = 2.0
+    hydrate_on_save: bool = True
     errors: Tuple[str, ...] = field(default=(), compare=False)
 
     def policy(self) -> Policy:
@@ -136,5 +137,12 @@ def parse_settings(raw: Any, base: Optional[Settings] = None) -> Settings:
             changes["poll_interval"] = float(poll)
         else:
             errors.append("echoes.watch.pollInterval must be seconds between 0 and 3600 (0 = off)")
+
+    hydrate = _get(data, "index.hydrateOnSave")
+    if hydrate is not None:
+        if isinstance(hydrate, bool):
+            changes["hydrate_on_save"] = hydrate
+        else:
+            errors.append("echoes.index.hydrateOnSave must be true or false")
 
     return replace(settings, errors=tuple(errors), **changes)

@@ -94,6 +94,9 @@ class Entry:
     info: Optional[rules.PageInfo] = None
     structure: Optional[Structure] = None
     read_error: Optional[str] = None
+    # Set when the walk found no file it may read: a FIFO, socket or device, or a directory it
+    # cannot list. Such an entry is reported (EV401) and never opened.
+    special: Optional[str] = None
     secrets: Sequence[rules.SecretHit] = ()
     conflicts: Sequence[rules.Problem] = ()
     # A page parsed by another process of a parallel check (see `Vault.adopt`), and the stem of
@@ -169,29 +172,15 @@ class Marker(NamedTuple):
 
 
 def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
-    """Decoded, newline-normalized text, or an error sentence for EV401. FIFOs, sockets and
-    devices are never read (opening a FIFO without a writer would block)."""
+    """Decoded, newline-normalized text, or an error sentence for EV401. The runtime's safe
+    reader opens it: FIFOs, sockets and devices are never opened (`lstat` first, then a
+    non-blocking open that does not follow links)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        data = rules.read_bytes(path, limit=MAX_PARSE_BYTES)
+    except rules.NotRegularFile as error:
+        return None, f"{error.strerror}; it is never opened"
     except OSError as error:
         return None, f"cannot be read: {error.strerror or error}"
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None, "is not a regular file (a FIFO, socket or device) and is not read"
-        chunks: List[bytes] = []
-        size = 0
-        while size <= MAX_PARSE_BYTES:
-            chunk = os.read(fd, max(info.st_size + 1 - size, 65536))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-    except OSError as error:
-        return None, f"cannot be read: {error.strerror or error}"
-    finally:
-        os.close(fd)
     if len(data) > MAX_PARSE_BYTES:
         return None, f"is larger than {MAX_PARSE_BYTES // (1024 * 1024)} MiB and is not analysed"
     if b"\x00" in data:
@@ -262,6 +251,8 @@ class Vault:
         self.marker = Marker(False, None, None)
         self.root_symlink = False
         self.pending: Set[str] = set()
+        # paths the walk found unreadable or not regular (see `Entry.special`), until registered
+        self.special_files: Dict[str, str] = {}
         # Bumped on every model change, so derived views (completion lists) can be cached;
         # listeners hear which file changed (None: possibly all of them).
         self.generation = 0
@@ -303,7 +294,12 @@ class Vault:
             directory, prefix = stack.pop()
             try:
                 iterator = os.scandir(directory)
-            except OSError:
+            except OSError as error:
+                if prefix:  # a folder inside the vault that cannot be listed is reported
+                    self.special_files[directory] = (
+                        f"is a directory that cannot be read: {error.strerror or error}"
+                    )
+                    yield directory, prefix.rstrip("/"), False
                 continue
             with iterator:
                 for item in iterator:
@@ -319,6 +315,12 @@ class Vault:
                         elif item.is_dir(follow_symlinks=False):
                             stack.append((item.path, rel + "/"))
                         else:
+                            if not item.is_file(follow_symlinks=False):
+                                mode = item.stat(follow_symlinks=False).st_mode
+                                self.special_files[item.path] = (
+                                    f"is {rules.file_kind(mode)}, not a regular file; "
+                                    "it is never opened"
+                                )
                             yield item.path, rel, False
                     except OSError:
                         continue
@@ -343,6 +345,11 @@ class Vault:
         entry = Entry(path, rel, kind, symlink=symlink)
         self.entries[path] = entry
         self._changed(path)
+        special = self.special_files.pop(path, None)
+        if special is not None:
+            entry.special = entry.read_error = special
+            entry.parsed = True
+            return entry
         if kind == PAGE:
             entry.stem = rules.nfc(rel.split("/")[-1][:-3])
             entry.key = rules.page_key(entry.stem)

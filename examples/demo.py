@@ -10,17 +10,19 @@ credential pasted into a page.
 The runtime resolves `--workspace` to the enclosing Git repository's top level, exactly as agents
 rely on. `examples/demo-vault/` lives inside the echoes-lsp repository, so pointing the runtime at it
 directly would address the echoes-lsp checkout instead. The demo therefore copies the vault to a
-temporary directory, installs this checkout's runtime into the copy, makes the copy its own Git
-repository (with the durable files committed, as a real project would have them), and there:
+temporary directory, installs this checkout's runtime into the copy (the demo vault carries no copy
+of it: `init` or `upgrade` installs it in a real project), makes the copy its own Git repository
+(with the durable files committed, as a real project would have them), and there:
 
-1. `status --format card` shows the read-only health card, with the invalid pages;
+1. `status --format card` shows the read-only health card, with the invalid pages (in colour on a
+   terminal);
 2. `hydrate` refuses to build an index while pages are invalid (all-or-nothing);
 3. `search idempotency` shows a literal search over the knowledge pages;
 4. a scripted language-server session opens a page and prints the diagnostics and a `[[`
-   completion that an editor would show.
+   completion that an editor would show;
+5. `echoes-lsp check` shows every problem with code frames.
 
-`make demo` then ends with `echoes-lsp check examples/demo-vault`. Nothing in the repository is
-modified. Set ECHOES_DEMO_KEEP=1 to keep the temporary copy.
+Nothing in the repository is modified. Set ECHOES_DEMO_KEEP=1 to keep the temporary copy.
 """
 
 from __future__ import annotations
@@ -28,12 +30,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import List
+
+from echoes_lsp.report import Style, color_enabled
 
 HERE = Path(__file__).resolve().parent
 DEMO_VAULT = HERE / "demo-vault"
@@ -76,7 +81,7 @@ def copy_vault(target: Path) -> Path:
         "index.md", "state.json", "lock", "index-cache.json", "__pycache__"
     )
     shutil.copytree(DEMO_VAULT, target, ignore=ignore)
-    # show the engine of this checkout, as `upgrade` would install it
+    # the demo vault carries no runtime: install this checkout's, as `init` does in a project
     shutil.copyfile(RUNTIME, target / ".echoes-vault" / "echoes_vault.py")
     if shutil.which("git"):
         git(target, "init", "-q")
@@ -87,8 +92,40 @@ def copy_vault(target: Path) -> Path:
     return target
 
 
+STYLE = Style(color_enabled(sys.stdout))
+
+
 def heading(title: str) -> None:
-    print(f"\n{'=' * 72}\n{title}\n{'=' * 72}\n")
+    rule = "=" * 72
+    print(f"\n{STYLE.dim(rule)}\n{STYLE.bold(title)}\n{STYLE.dim(rule)}\n")
+
+
+def card_for_terminal(card: str, workspace: Path) -> str:
+    """The runtime's Markdown status card, painted for a terminal (plain when colour is off), with
+    the temporary workspace named for what it is: it is removed when the demo ends."""
+    card = card.replace(str(workspace), f"{workspace.name} (a temporary copy of the demo vault)")
+    if not STYLE.enabled:
+        return card  # Markdown, as the runtime wrote it
+    out = []
+    for line in card.split("\n"):
+        if line.startswith("#"):
+            out.append(STYLE.paint(line.lstrip("# "), "1;36"))
+            continue
+        line = re.sub(r"\*\*([^*]+)\*\*", lambda m: STYLE.bold(m.group(1)), line)
+        line = re.sub(r"`([^`]+)`", lambda m: STYLE.paint(m.group(1), "36"), line)
+        line = re.sub(r"\b(EV\d{3})\b", lambda m: STYLE.severity(m.group(1), "error"), line)
+        for word, code in (("attention", "1;33"), ("healthy", "1;32"), ("blocked", "33")):
+            line = line.replace(word, STYLE.paint(word, code))
+        out.append(line)
+    return "\n".join(out)
+
+
+def error_lines(message: str) -> str:
+    """A runtime error naming several pages, one page per line, nothing cut off."""
+    head, colon, rest = message.partition("): ")
+    if not colon:
+        return message
+    return head + "):\n" + "\n".join(f"  {part.strip()}" for part in rest.split(" | "))
 
 
 def try_runtime(workspace: Path, *args: str) -> tuple[int, str, str]:
@@ -103,11 +140,14 @@ def try_runtime(workspace: Path, *args: str) -> tuple[int, str, str]:
 
 def main(argv: List[str]) -> int:
     query = argv[0] if argv else "idempotency"
+    keep = os.environ.get("ECHOES_DEMO_KEEP") == "1"
     temporary = Path(tempfile.mkdtemp(prefix="echoes-demo-"))
     try:
         workspace = copy_vault(temporary / "lumen-pay")
         heading("status --format card (read-only)")
-        print(runtime(workspace, "status", "--format", "card"), end="")
+        print(
+            card_for_terminal(runtime(workspace, "status", "--format", "card"), workspace), end=""
+        )
         heading("hydrate: the index is all-or-nothing, so invalid pages block it")
         code, out, err = try_runtime(workspace, "hydrate")
         if code == 0:
@@ -115,23 +155,30 @@ def main(argv: List[str]) -> int:
             print(f"index {refresh['status']}: {refresh['pages']} pages")
         else:
             error = json.loads(err)
-            print(f"exit {code}, code {error.get('code')!r}:\n{error['error'][:300]}…")
+            print(f"exit {code}, code {error.get('code')!r}:\n{error_lines(error['error'])}")
         heading(f"search {query!r}")
         found = json.loads(runtime(workspace, "search", query, "--limit", "10"))
         for result in found["results"]:
             print(f"{result['file']}:{result['line']}: {result['text']}")
         if found["truncated"]:
             print("… more results (raise --limit)")
-        print(f"\n({len(found['results'])} results; workspace copy: {workspace})")
+        print(f"\n({len(found['results'])} results)")
         heading("language server: open fx-rates.md, then type `[[sett`")
         sys.path.insert(0, str(HERE))
         from lsp_session import session
 
         page = workspace / "EchoesVault" / "pages" / "fx-rates.md"
         print("\n".join(asyncio.run(session(workspace, page))))
-        return 0
+        heading("echoes-lsp check")
+        sys.stdout.flush()
+        check = subprocess.run(
+            [sys.executable, "-m", "echoes_lsp", "check"], cwd=workspace, check=False
+        )
+        if keep:
+            print(f"\nThe demo workspace is kept at {workspace} (ECHOES_DEMO_KEEP=1).")
+        return 0 if check.returncode <= 1 else check.returncode
     finally:
-        if os.environ.get("ECHOES_DEMO_KEEP") != "1":
+        if not keep:
             shutil.rmtree(temporary, ignore_errors=True)
 
 

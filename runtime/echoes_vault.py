@@ -691,15 +691,23 @@ def daily_filename(stamp_utc: object, kind: str, agent: Optional[str], token: st
 
 # Expression sources, compiled on first use (then from `re`'s cache): most texts never need them,
 # and compiling them all is a measurable part of every runtime start.
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 SECRET_PATTERNS: Tuple[Tuple[str, str], ...] = (
     ("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
     # Each pattern begins with literal text so that the regex engine can search for it quickly;
     # the word boundary before it is the look-behind `(?<!\w...)` just after it.
     ("AWS access key ID", r"A(?:KIA|SIA|BIA|CCA)(?<!\w.{4})[0-9A-Z]{16}\b"),
+    (
+        "AWS secret access key",
+        r"(?i:aws_?secret_?access_?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
+        r"(?P<value>(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+    ),
+    ("Azure storage account key", r"AccountKey=[A-Za-z0-9+/]{86}=="),
     ("GitHub token", r"gh[pousr]_(?<!\w.{4})[A-Za-z0-9]{36,255}\b"),
     ("GitHub fine-grained token", r"github_pat_(?<!\w.{11})[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b"),
     ("GitLab token", r"gl(?<!\w..)(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}\b"),
-    ("Slack token", r"xox(?<!\w...)[abposr]-(?:[0-9A-Za-z]+-){1,4}[0-9A-Za-z]{6,}\b"),
+    # the first part is a number (a team or app ID), unlike `xoxo-greeting-card`
+    ("Slack token", r"xox(?<!\w...)[abposr]-[0-9]+-(?:[0-9A-Za-z]+-){0,3}[0-9A-Za-z]{6,}\b"),
     (
         "Slack webhook",
         r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}",
@@ -707,10 +715,30 @@ SECRET_PATTERNS: Tuple[Tuple[str, str], ...] = (
     ("Stripe key", r"sk_(?<!\w...)(?:live|test)_[0-9A-Za-z]{16,}\b"),
     ("Stripe key", r"rk_(?<!\w...)(?:live|test)_[0-9A-Za-z]{16,}\b"),
     ("npm token", r"npm_(?<!\w....)[A-Za-z0-9]{36}\b"),
+    ("PyPI token", r"pypi-(?<!\w.{5})AgE[A-Za-z0-9_-]{50,}"),
     ("Hugging Face token", r"hf_(?<!\w...)[A-Za-z]{34}\b"),
     ("Google API key", r"AIza(?<!\w....)[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
-    ("Anthropic API key", r"sk-ant-(?<!\w.{7})[A-Za-z0-9_-]{20,}"),
-    ("API key (sk-)", r"sk-(?<!\w...)(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    ("SendGrid API key", r"SG\.(?<!\w...)[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![\w-])"),
+    (
+        "Discord bot token",
+        r"[MNO](?<![\w-].)[A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![\w-])",
+    ),
+    ("Telegram bot token", r"(?<![\w:])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])"),
+    ("Twilio key", r"SK(?<!\w..)[0-9a-fA-F]{32}(?![0-9A-Za-z_])"),
+    ("Twilio key", r"AC(?<!\w..)[0-9a-f]{32}(?![0-9A-Za-z_])"),
+    ("Heroku API key", r"HRKU-(?<!\w.{5})[A-Za-z0-9_-]{60,}"),
+    (
+        "Heroku API key",
+        r"(?i:heroku)[A-Za-z_-]{0,20}(?i:key|token)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<value>"
+        + _UUID
+        + r")\b",
+    ),
+    # Anthropic keys name their purpose and a version (`sk-ant-api03-…`).
+    ("Anthropic API key", r"sk-ant-(?<!\w.{7})[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{20,}"),
+    # `sk-` keys either carry a known kind (`sk-proj-…`) and a long random tail, or are one long
+    # run of letters and digits; slugs and branch names (`sk-1234-fix-login`) are neither.
+    ("API key (sk-)", r"sk-(?<!\w...)(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"),
+    ("API key (sk-)", r"sk-(?<!\w...)[A-Za-z0-9]{32,}(?![\w-])"),
     (
         "JSON Web Token",
         r"eyJ(?<!\w...)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}",
@@ -722,6 +750,12 @@ SECRET_PATTERNS: Tuple[Tuple[str, str], ...] = (
     ),
 )
 _URI_SCHEME_MAX = 21  # the longest scheme the credential URI pattern accepts
+# A secret access key printed within this many characters of an AWS access key ID is its pair.
+_AWS_PAIR_REACH = 200
+_AWS_SECRET = r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
+
+# Kinds whose random part must mix upper case, lower case and digits (a slug or a word never does).
+_MIXED_KINDS = ("API key (sk-)", "Discord bot token", "AWS secret access key")
 
 
 # Gates in front of the patterns. Each names a character that every match of its kinds contains,
@@ -733,10 +767,17 @@ _SECRET_GATES: Tuple[Tuple[str, Callable[[str], object], Tuple[str, ...]], ...] 
         "-",
         # the one-character look-behind first turns away most dashes in a single test
         re.compile(
-            r"-(?<=[kabposrt]-)(?:(?<=sk-)|(?<=xox[abposr]-)|(?<=glpat-)|(?<=gldt-)|(?<=glptt-)"
-            r"|(?<=glrt-)|(?<=glcbt-)|(?<=gloas-))"
+            r"-(?<=[kabposrtiU]-)(?:(?<=sk-)|(?<=xox[abposr]-)|(?<=glpat-)|(?<=gldt-)|(?<=glptt-)"
+            r"|(?<=glrt-)|(?<=glcbt-)|(?<=gloas-)|(?<=pypi-)|(?<=HRKU-))"
         ).search,
-        ("Slack token", "GitLab token", "Anthropic API key", "API key (sk-)"),
+        (
+            "Slack token",
+            "GitLab token",
+            "Anthropic API key",
+            "API key (sk-)",
+            "PyPI token",
+            "Heroku API key",
+        ),
     ),
     (
         "_",
@@ -756,6 +797,22 @@ _SECRET_GATES: Tuple[Tuple[str, Callable[[str], object], Tuple[str, ...]], ...] 
     ("J", lambda text: "eyJ" in text, ("JSON Web Token",)),
     ("V", lambda text: "PRIVATE KEY" in text, ("private key",)),
     ("A", re.compile(r"A(?:KIA|SIA|BIA|CCA|Iza)").search, ("AWS access key ID", "Google API key")),
+    ("=", lambda text: "AccountKey=" in text, ("Azure storage account key",)),
+    (
+        "=",
+        re.compile(r"(?i)secret_?access_?key|heroku").search,
+        ("AWS secret access key", "Heroku API key"),
+    ),
+    (
+        ":",
+        re.compile(r"(?i)secret_?access_?key|heroku").search,
+        ("AWS secret access key", "Heroku API key"),
+    ),
+    ("G", lambda text: "SG." in text, ("SendGrid API key",)),
+    (".", re.compile(r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}").search, ("Discord bot token",)),
+    (":", lambda text: ":AA" in text, ("Telegram bot token",)),
+    ("K", re.compile(r"SK[0-9a-fA-F]{32}").search, ("Twilio key",)),
+    ("C", re.compile(r"AC[0-9a-f]{32}").search, ("Twilio key",)),
 )
 
 
@@ -769,15 +826,52 @@ class SecretHit:
     end: int
 
 
+# Documentation placeholders are not credentials: AWS's `AKIAIOSFODNN7EXAMPLE`, `ghp_xxxx…`,
+# `sk-your_key_here`, `<token>`, `${TOKEN}`. A match holding one of these is accepted.
+_PLACEHOLDER_WORDS = ("example", "xxxx", "placeholder", "your_", "your-", "redacted", "<", "${")
+# Passwords that documentation writes in `scheme://user:password@host`.
+_PLACEHOLDER_PASSWORDS = ("password", "pass", "passwd", "secret", "changeme", "***", "pwd")
+
+
 def _looks_like_placeholder(value: str) -> bool:
     lowered = value.lower()
-    return any(word in lowered for word in ("xxxx", "example", "placeholder", "your_", "<", "${"))
+    return any(word in lowered for word in _PLACEHOLDER_WORDS)
+
+
+def _mixes_classes(value: str) -> bool:
+    return (
+        any(ch.isupper() for ch in value)
+        and any(ch.islower() for ch in value)
+        and any(ch.isdigit() for ch in value)
+    )
 
 
 def find_secrets(text: str) -> List[SecretHit]:
     """Credential-shaped strings in text, by kind and position; values are never returned."""
     present = _gated_kinds(text)
     return _match_secrets(text, present) if present else []
+
+
+def secret_spans(text: str) -> List[Tuple[str, int, int]]:
+    """(kind, start, end) code-point offsets of each credential-shaped string, in text order."""
+    present = _gated_kinds(text)
+    return _secret_spans(text, present) if present else []
+
+
+def mask_secrets(text: str) -> str:
+    """The text with every credential-shaped string replaced by as many `*`: positions, line
+    lengths and the surrounding text stay; the value does not."""
+    spans = secret_spans(text)
+    if not spans:
+        return text
+    parts: List[str] = []
+    position = 0
+    for _kind, start, end in spans:
+        parts.append(text[position:start])
+        parts.append("".join("\n" if ch == "\n" else "*" for ch in text[start:end]))
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)
 
 
 def _gated_kinds(text: str) -> Set[str]:
@@ -814,26 +908,62 @@ def _secret_matches(kind: str, pattern: str, text: str) -> Iterator[re.Match[str
             position = found + 1
 
 
-def _match_secrets(text: str, present: Set[str]) -> List[SecretHit]:
-    hits: List[SecretHit] = []
-    taken: List[Tuple[int, int]] = []
+def _is_secret_value(kind: str, value: str) -> bool:
+    """The checks a pattern cannot express: placeholders, and mixed characters for some kinds."""
+    if kind == "credential URI":
+        password = value.split("://", 1)[1].split("@", 1)[0].split(":", 1)[1]
+        return not _looks_like_placeholder(password) and password not in _PLACEHOLDER_PASSWORDS
+    if _looks_like_placeholder(value):
+        return False
+    if kind in _MIXED_KINDS:
+        tail = value.rsplit(".", 1)[-1] if kind == "Discord bot token" else value
+        if kind == "AWS secret access key":
+            tail = value[-40:]
+        return _mixes_classes(tail)
+    return True
+
+
+def _secret_spans(text: str, present: Set[str]) -> List[Tuple[str, int, int]]:
+    spans: List[Tuple[str, int, int]] = []
     for kind, pattern in SECRET_PATTERNS:
         if kind not in present:
             continue
         for match in _secret_matches(kind, pattern, text):
-            start, end = match.span()
-            if any(start < e and s < end for s, e in taken):
+            # a labelled pattern (`aws_secret_access_key = …`) reports only its value
+            part = "value" if match.re.groupindex else 0
+            start, end = match.span(part)
+            if any(start < e and s < end for _k, s, e in spans):
                 continue
-            if kind == "API key (sk-)" and not any(ch.isdigit() for ch in match.group(0)):
+            if not _is_secret_value(kind, match.group(part)):
                 continue
-            if kind == "credential URI":
-                password = match.group(0).split("://", 1)[1].split("@", 1)[0].split(":", 1)[1]
-                if _looks_like_placeholder(password) or password in ("password", "pass", "***"):
-                    continue
-            taken.append((start, end))
-            line = text.count("\n", 0, start)
-            column = start - (text.rfind("\n", 0, start) + 1)
-            hits.append(SecretHit(kind, line, column, column + (end - start)))
+            spans.append((kind, start, end))
+    if "AWS access key ID" in present:
+        _add_aws_pairs(text, spans)
+    spans.sort(key=lambda span: span[1])
+    return spans
+
+
+def _add_aws_pairs(text: str, spans: List[Tuple[str, int, int]]) -> None:
+    """A 40-character secret access key printed next to an access key ID (spans grow in place)."""
+    pattern = re.compile(_AWS_SECRET)
+    for kind, start, end in list(spans):
+        if kind != "AWS access key ID":
+            continue
+        low = max(0, start - _AWS_PAIR_REACH)
+        for match in pattern.finditer(text, low, min(len(text), end + _AWS_PAIR_REACH)):
+            s, e = match.span()
+            if any(s < taken_end and taken_start < e for _k, taken_start, taken_end in spans):
+                continue
+            if _is_secret_value("AWS secret access key", match.group(0)):
+                spans.append(("AWS secret access key", s, e))
+
+
+def _match_secrets(text: str, present: Set[str]) -> List[SecretHit]:
+    hits: List[SecretHit] = []
+    for kind, start, end in _secret_spans(text, present):
+        line = text.count("\n", 0, start)
+        column = start - (text.rfind("\n", 0, start) + 1)
+        hits.append(SecretHit(kind, line, column, column + (end - start)))
     hits.sort(key=lambda h: (h.line, h.start))
     return hits
 
@@ -879,12 +1009,15 @@ MARKER: Dict[str, Any] = {
     "runtime": RUNTIME_REL,
     "requiredFrontmatter": list(REQUIRED_FIELDS),
 }
-VAULT_GITIGNORE_RULES = ("# Generated locally by EchoesVault", "/index.md")
+# `*.echoes-tmp`: a writer's temporary files (see `temp_path`), should one ever be left behind.
+VAULT_GITIGNORE_RULES = ("# Generated locally by EchoesVault", "/index.md", "*.echoes-tmp")
 RUNTIME_GITIGNORE_RULES = (
     "# EchoesVault runtime files",
     "/state.json",
     "/lock",
     "/index-cache.json",
+    "/end-journal.json",
+    "*.echoes-tmp",
 )
 BLOCK_START = "<!-- echoes-vault:start -->"
 BLOCK_END = "<!-- echoes-vault:end -->"
@@ -1079,9 +1212,8 @@ def atomic_write(path: str, data: bytes, mode: Optional[int] = None) -> None:
     """Write through a temporary file in the target directory: write, flush, fsync, os.replace.
 
     A failure at any point removes the temporary file and leaves the target untouched."""
-    directory, name = os.path.split(path)
-    tmp = os.path.join(directory, f".{name}.tmp-{os.urandom(4).hex()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    tmp = temp_path(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o666)
     try:
         try:
             view = memoryview(data)
@@ -1109,10 +1241,8 @@ def write_managed(ws: Workspace, rel: str, data: bytes, mode: Optional[int] = No
         ensure_dir(ws, parent)
     path, info = check_target(ws, rel)
     if info is not None:
-        if info.st_size == len(data):
-            with open(path, "rb") as handle:
-                if handle.read() == data:
-                    return False
+        if info.st_size == len(data) and read_bytes(path, info.st_size, info) == data:
+            return False
         if mode is None:
             mode = stat.S_IMODE(info.st_mode)
     atomic_write(path, data, mode)
@@ -1124,9 +1254,8 @@ def create_exclusive(path: str, data: bytes) -> None:
     partial file: the content is written and synced under a temporary name, then hard-linked into
     place (link creation fails when the name exists, like O_EXCL). Where hard links are not
     supported, the file is created with O_CREAT | O_EXCL directly."""
-    directory, name = os.path.split(path)
-    tmp = os.path.join(directory, f".{name}.tmp-{os.urandom(4).hex()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    tmp = temp_path(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o666)
     try:
         try:
             os.write(fd, data)
@@ -1150,18 +1279,56 @@ def create_exclusive(path: str, data: bytes) -> None:
             pass
 
 
-def read_bytes(path: str, size_hint: int = 65536) -> bytes:
-    """A whole file through one descriptor (cheaper than `open()` when reading thousands of
-    pages); a symbolic link at `path` is refused by the operating system."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+
+
+def file_kind(mode: int) -> str:
+    """What a file is, in words, for reports (`a FIFO`, `a socket`, …)."""
+    for test, words in (
+        (stat.S_ISREG, "a regular file"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return words
+    return "a special file"
+
+
+class NotRegularFile(OSError):
+    """A vault path that is a FIFO, socket, device or directory: never opened, never read."""
+
+
+def read_bytes(
+    path: str, size_hint: int = 65536, info: Optional[Any] = None, limit: Optional[int] = None
+) -> bytes:
+    """A whole regular file (at most `limit` + 1 bytes) through one descriptor. The one safe
+    reader: anything but a regular file is refused before it is opened (from `info`, the
+    caller's `lstat`, or a new one), and the open itself neither follows a symbolic link nor
+    blocks (a FIFO swapped in meanwhile is refused by `fstat`)."""
+    mode = (info if info is not None else os.lstat(path)).st_mode
+    if not stat.S_ISREG(mode):
+        raise NotRegularFile(0, f"is {file_kind(mode)}, not a regular file", path)
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY)
     try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(0, f"is {file_kind(mode)}, not a regular file", path)
         chunks = []
         want = max(size_hint, 0) + 1
-        while True:
-            chunk = os.read(fd, want)
+        total = 0
+        while limit is None or total <= limit:
+            chunk = os.read(fd, want if limit is None else min(want, limit + 1 - total))
             if not chunk:
                 break
             chunks.append(chunk)
+            total += len(chunk)
             want = 1 << 20
         return b"".join(chunks) if len(chunks) != 1 else chunks[0]
     finally:
@@ -1170,9 +1337,7 @@ def read_bytes(path: str, size_hint: int = 65536) -> bytes:
 
 def read_text(path: str) -> str:
     """Decoded UTF-8 text with text-mode newline normalization (what `hash` digests)."""
-    with open(path, "rb") as handle:
-        data = handle.read()
-    return normalize_newlines(data.decode("utf-8"))
+    return normalize_newlines(read_bytes(path).decode("utf-8"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1180,15 +1345,244 @@ def read_text(path: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+# ---------------------------------------------------------------------------------------------
+# Who owns a lock or a temporary file (issue: recovery after a crash). Stdlib only, from /proc
+# where it exists; anything that cannot be read is "unknown", never "dead".
+# ---------------------------------------------------------------------------------------------
+
+LOCK_FORMAT = "echoes-vault-lock/1"
+TEMP_SUFFIX = ".echoes-tmp"
+# `.<target name>.<pid>-<start>-<8 hex>.echoes-tmp`: the owner is in the name, and the generated
+# ignore files list `*.echoes-tmp`. The second form is what earlier engines left behind.
+TEMP_NAME = r"^\.(.+)\.([0-9]+)-([0-9]+)-([0-9a-f]{8})\.echoes-tmp$"
+LEGACY_TEMP_NAME = r"^\..+\.tmp-[0-9a-f]{8}$"
+_OWNER: Dict[str, Any] = {}
+
+
+def _read_small(path: str, limit: int = 4096) -> Optional[bytes]:
+    """A short system file (`/proc`, the lock), or None; never blocks on a FIFO."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _proc_stat(pid: int) -> Optional[Tuple[str, str]]:
+    """(state letter, start time in clock ticks since boot) of a process, where /proc has it."""
+    data = _read_small(f"/proc/{pid}/stat", 1024) if os.name == "posix" else None
+    if not data:
+        return None
+    try:
+        fields = data.decode("ascii", "replace").rsplit(")", 1)[1].split()
+        return fields[0], fields[19]
+    except IndexError:
+        return None
+
+
+def owner_identity() -> Dict[str, Any]:
+    """This process as a lock owner: host, boot, PID namespace, PID and start time."""
+    if not _OWNER:
+        boot = _read_small("/proc/sys/kernel/random/boot_id", 64)
+        try:
+            namespace: Optional[str] = os.readlink("/proc/self/ns/pid")
+        except (OSError, AttributeError):
+            namespace = None
+        host = os.uname().nodename if hasattr(os, "uname") else os.environ.get("COMPUTERNAME", "")
+        found = _proc_stat(os.getpid())
+        _OWNER.update(
+            format=LOCK_FORMAT,
+            host=host,
+            boot=boot.decode("ascii", "replace").strip() if boot else None,
+            pidNamespace=namespace,
+            pid=os.getpid(),
+            start=found[1] if found else None,
+        )
+    return dict(_OWNER)
+
+
+def process_state(pid: int, start: Optional[str]) -> str:
+    """`alive`, `dead` or `unknown` for a PID of this machine and PID namespace. Dead means
+    provably gone: no such process, a zombie, or another process that reuses the PID."""
+    if os.name != "posix" or pid <= 0:
+        return "unknown"  # on Windows os.kill(pid, 0) would terminate the process
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return "dead"
+    except PermissionError:
+        pass
+    except OSError:
+        return "unknown"
+    found = _proc_stat(pid)
+    if found is None:
+        return "alive"
+    state, started = found
+    if state in ("Z", "X") or (start is not None and started != start):
+        return "dead"
+    return "alive"
+
+
+def lock_owner(data: Optional[bytes]) -> Tuple[str, Optional[Dict[str, Any]]]:
+    """The state of a lock's owner (`alive`, `dead`, `unknown`) and the owner as recorded. Only a
+    token of our format written on this host, boot and PID namespace can be `dead`; any other
+    (another host, another runtime's format, an empty file) is `unknown` and waits for the
+    spec's age rule (11.1)."""
+    if not data:
+        return "unknown", None
+    try:
+        owner = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return "unknown", None
+    if not isinstance(owner, dict) or owner.get("format") != LOCK_FORMAT:
+        return "unknown", None
+    owner.pop("nonce", None)
+    me = owner_identity()
+    pid = owner.get("pid")
+    if (
+        not isinstance(pid, int)
+        or owner.get("host") != me["host"]
+        or owner.get("boot") != me["boot"]
+        or owner.get("pidNamespace") != me["pidNamespace"]
+    ):
+        return "unknown", owner
+    start = owner.get("start")
+    return process_state(pid, start if isinstance(start, str) else None), owner
+
+
+def temp_path(path: str) -> str:
+    """A temporary name beside `path` that names its owner and that `*.echoes-tmp` ignores."""
+    directory, name = os.path.split(path)
+    if len(name.encode("utf-8")) > 160:  # keep the whole name within common 255-byte limits
+        name = text_sha256(name)[:32]
+    me = owner_identity()
+    tag = f"{me['pid']}-{me['start'] or 0}-{os.urandom(4).hex()}"
+    return os.path.join(directory, f".{name}.{tag}{TEMP_SUFFIX}")
+
+
+def temp_owner_state(name: str, mtime: float, stale: float) -> Optional[str]:
+    """For a temporary file's name: None when it is not ours, else its owner's state. A legacy
+    name carries no owner and counts as dead once older than the lock's stale age."""
+    match = re.match(TEMP_NAME, name)
+    if match is not None:
+        start = match.group(3)
+        return process_state(int(match.group(2)), None if start == "0" else start)
+    if re.match(LEGACY_TEMP_NAME, name):
+        return "dead" if time.time() - mtime > stale else "unknown"
+    return None
+
+
+# Directories a writer puts temporary files in (beside its targets), relative to the workspace.
+_TEMP_DIRS = (
+    "",
+    ".claude/skills/echoes-vault",
+    ".opencode/skills/echoes-vault",
+    ".opencode/commands",
+    RUNTIME_DIR,
+    VAULT_DIR,
+    f"{VAULT_DIR}/{PAGES_DIR}",
+)
+
+
+def find_temp_files(ws: Workspace, stale: float) -> List[Tuple[str, str, int]]:
+    """(workspace-relative path, owner state, size) of every temporary file a writer leaves
+    beside its targets, including each `daily/<day>/` directory."""
+    directories = list(_TEMP_DIRS)
+    try:
+        with os.scandir(ws.daily) as days:
+            directories += [
+                f"{VAULT_DIR}/{DAILY_DIR}/{d.name}" for d in days if d.is_dir(follow_symlinks=False)
+            ]
+    except OSError:
+        pass
+    found: List[Tuple[str, str, int]] = []
+    for rel_dir in directories:
+        try:
+            entries = os.scandir(os.path.join(ws.root, rel_dir) if rel_dir else ws.root)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                name = entry.name
+                if name[0] != "." or not (name.endswith(TEMP_SUFFIX) or ".tmp-" in name):
+                    continue
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if not stat.S_ISREG(info.st_mode):
+                    continue
+                state = temp_owner_state(name, info.st_mtime, stale)
+                if state is not None:
+                    rel = f"{rel_dir}/{name}" if rel_dir else name
+                    found.append((rel, state, info.st_size))
+    found.sort()
+    return found
+
+
+def remove_dead_temp_files(ws: Workspace, stale: float) -> List[str]:
+    """Under the lock: remove temporary files whose writers are provably gone."""
+    removed = []
+    for rel, state, _size in find_temp_files(ws, stale):
+        if state == "dead":
+            try:
+                os.unlink(os.path.join(ws.root, rel))
+                removed.append(rel)
+            except OSError:
+                pass
+    return removed
+
+
 class VaultLock:
     """`.echoes-vault/lock`: exclusive creation, an owner token, bounded waiting, stale breaking,
-    and removal only while the file still holds our token."""
+    and removal only while the file still holds our token.
+
+    The token is one JSON line naming the owner (see `owner_identity`); it is written under a
+    temporary name and hard-linked into place, so a lock is never seen empty. A lock whose owner
+    is provably dead on this machine is removed at once; any other waits for the age rule."""
 
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self.path = ws.lock
-        self.token = f"{os.getpid()} {os.urandom(16).hex()}\n".encode("ascii")
+        owner = owner_identity()
+        owner["nonce"] = os.urandom(16).hex()
+        self.token = (json.dumps(owner, sort_keys=True) + "\n").encode("utf-8")
         self.held = False
+        self.recovered: Optional[str] = None  # why a previous lock was removed, if one was
+
+    def _create(self) -> None:
+        """Create the lock holding the token, or raise FileExistsError."""
+        tmp = temp_path(self.path)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o644)
+        try:
+            try:
+                os.write(fd, self.token)
+            finally:
+                os.close(fd)
+            try:
+                os.link(tmp, self.path)
+                return
+            except FileExistsError:
+                raise
+            except OSError:
+                pass  # no hard links here: create the lock itself exclusively
+            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _CLOEXEC, 0o644)
+            try:
+                os.write(fd, self.token)
+            finally:
+                os.close(fd)
+        finally:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
     def acquire(self) -> None:
         timeout = _env_seconds(LOCK_TIMEOUT_ENV, DEFAULT_LOCK_TIMEOUT)
@@ -1199,7 +1593,9 @@ class VaultLock:
         delay = 0.01
         while True:
             try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                if _lstat(self.path) is not None:  # no temporary file while another writer holds it
+                    raise FileExistsError
+                self._create()
             except FileExistsError:
                 info = _lstat(self.path)
                 if info is None:
@@ -1209,14 +1605,18 @@ class VaultLock:
                         f"`{RUNTIME_DIR}/{LOCK_NAME}` is a symbolic link; refusing to use it",
                         "symlink",
                     ) from None
-                if time.time() - info.st_mtime > stale:
+                seen = (info.st_ino, info.st_mtime_ns)
+                why = None
+                if lock_owner(_read_small(self.path))[0] == "dead":
+                    why = "its owner is no longer running"
+                elif time.time() - info.st_mtime > stale:
+                    why = f"it was older than {stale:g} s"
+                if why is not None:
                     again = _lstat(self.path)
-                    if again is not None and (again.st_ino, again.st_mtime_ns) == (
-                        info.st_ino,
-                        info.st_mtime_ns,
-                    ):
+                    if again is not None and (again.st_ino, again.st_mtime_ns) == seen:
                         try:
                             os.unlink(self.path)
+                            self.recovered = why
                         except FileNotFoundError:
                             pass
                     continue
@@ -1230,10 +1630,6 @@ class VaultLock:
                 time.sleep(delay + (os.getpid() % 7) / 1000.0)
                 delay = min(delay * 1.5, 0.1)
                 continue
-            try:
-                os.write(fd, self.token)
-            finally:
-                os.close(fd)
             self.held = True
             return
 
@@ -1241,15 +1637,7 @@ class VaultLock:
         if not self.held:
             return
         self.held = False
-        try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        except OSError:
-            return
-        try:
-            content = os.read(fd, 256)
-        finally:
-            os.close(fd)
-        if content == self.token:
+        if _read_small(self.path) == self.token:
             try:
                 os.unlink(self.path)
             except FileNotFoundError:
@@ -1262,6 +1650,7 @@ class VaultLock:
             # must not be links or directories (spec 16).
             for rel in (f"{VAULT_DIR}/{INDEX_NAME}", f"{RUNTIME_DIR}/{STATE_NAME}"):
                 check_target(self.ws, rel)
+            recover(self.ws)
         except BaseException:
             self.release()
             raise
@@ -1347,8 +1736,7 @@ def read_marker(ws: Workspace) -> MarkerInfo:
         info.error = "the marker is a symbolic link"
         return info
     try:
-        with open(ws.marker, "rb") as handle:
-            raw = handle.read(1024 * 1024)
+        raw = read_bytes(ws.marker, limit=1024 * 1024)
         data = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError) as error:
         info.error = f"the marker is not readable JSON ({type(error).__name__})"
@@ -1429,12 +1817,7 @@ def _read_json_object(
     if not stat.S_ISREG(st.st_mode):
         return None, "invalid"
     try:
-        with open(path, "rb") as handle:
-            # sized to the file: asking for `limit` bytes at once would allocate all of them
-            size = os.fstat(handle.fileno()).st_size
-            raw = handle.read(min(size, limit) + 1)
-            if len(raw) > size:  # it grew while being read
-                raw += handle.read(limit + 1 - len(raw))
+        raw = read_bytes(path, min(st.st_size, limit), st, limit)
         if len(raw) > limit:
             return None, "invalid"
         data = json.loads(raw.decode("utf-8"))
@@ -1942,6 +2325,7 @@ class PageScan:
         self.symlinks: List[str] = []
         self.others: List[str] = []
         self.unreadable: List[Tuple[str, str]] = []
+        self.unlisted: Optional[str] = None  # why pages/ could not be listed, if it could not
         self.exists = False
         self._records: Optional[List[PageRecord]] = None
 
@@ -2000,6 +2384,10 @@ class PageScan:
         self, pages: Sequence[PageRecord] = ()
     ) -> Tuple[Optional[str], List[Dict[str, Any]]]:
         """The prospective index with `pages` written, or None and every error (spec 8)."""
+        if self.unlisted is not None:
+            # pages/ could not be listed: an index built from what was seen would lose pages
+            problem = f"EV401: the pages directory cannot be read ({self.unlisted})"
+            return None, [{"file": f"{VAULT_DIR}/{PAGES_DIR}/", "problems": [problem]}]
         text = self._joined_index(pages)
         if text is not None:
             return text, []
@@ -2078,7 +2466,12 @@ def scan_pages(
         return scan
     scan.exists = True
     now_ns = time.time_ns()
-    names = os.listdir(ws.pages)
+    try:
+        names = os.listdir(ws.pages)
+    except OSError as error:
+        scan.unlisted = str(error.strerror)
+        scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/", scan.unlisted))
+        return scan
     if cache is not None and cache.names and not keep_text:
         scan.cache = cache
         scan.hits = cache.unchanged(ws.pages, set(names))
@@ -2115,7 +2508,7 @@ def scan_pages(
         read.add(name)
         records.append(record)
         try:
-            data = read_bytes(path, info.st_size)
+            data = read_bytes(path, info.st_size, info)
         except OSError as error:
             record.errors = [f"EV401: cannot read the page ({error.strerror})"]
             scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{name}", str(error.strerror)))
@@ -2321,9 +2714,23 @@ def refuse_secrets(text: str, what: str) -> None:
         )
 
 
+def refuse_secret_fields(values: Iterable[Tuple[str, Optional[str]]]) -> None:
+    """Refuse credential-shaped text in any of the named one-line values (a file name, a version),
+    before it can reach a file name, a page, local state or a message."""
+    for what, value in values:
+        if value:
+            refuse_secrets(value, what)
+
+
+def refuse_agent_secret(value: Optional[str], what: str) -> None:
+    """An agent name is scanned as given and as normalized (case folding can complete a shape)."""
+    refuse_secret_fields([(what, value), (what, normalize_agent(value) if value else None)])
+
+
 def _payload_agent(ctx: Context, payload: Dict[str, Any]) -> Optional[str]:
     raw = _field_str(payload, "agent", required=False)
     if raw is not None:
+        refuse_agent_secret(raw, "payload field `agent`")
         return normalize_agent(raw)
     return ctx.agent
 
@@ -2341,22 +2748,31 @@ def render_daily_entry(
     return "\n".join(parts) + "\n"
 
 
-def write_daily_entry(ws: Workspace, kind: str, agent: Optional[str], text: str) -> str:
-    """A new unique file below `daily/YYYY-MM-DD/` (UTC); an existing name is never reused."""
+def plan_daily_entry(
+    ws: Workspace, kind: str, agent: Optional[str], text: str
+) -> Tuple[str, bytes, datetime.datetime]:
+    """(workspace-relative path, bytes, moment) of a new daily entry whose name is still free."""
     import secrets
 
     for _ in range(16):
         moment = _now_utc()
         day = moment.strftime("%Y-%m-%d")
-        directory = ensure_dir(ws, f"{VAULT_DIR}/{DAILY_DIR}/{day}")
-        name = daily_filename(moment, kind, agent, secrets.token_hex(4))
-        path = os.path.join(directory, name)
-        check_path(ws, f"{VAULT_DIR}/{DAILY_DIR}/{day}/{name}")
+        ensure_dir(ws, f"{VAULT_DIR}/{DAILY_DIR}/{day}")
+        rel = f"{VAULT_DIR}/{DAILY_DIR}/{day}/{daily_filename(moment, kind, agent, secrets.token_hex(4))}"
+        if _lstat(check_path(ws, rel)) is None:
+            return rel, render_daily_entry(kind, moment, agent, text).encode("utf-8"), moment
+    raise EchoesError("could not choose a unique daily entry name", "io")
+
+
+def write_daily_entry(ws: Workspace, kind: str, agent: Optional[str], text: str) -> str:
+    """A new unique file below `daily/YYYY-MM-DD/` (UTC); an existing name is never reused."""
+    for _ in range(16):
+        rel, data, _moment = plan_daily_entry(ws, kind, agent, text)
         try:
-            create_exclusive(path, render_daily_entry(kind, moment, agent, text).encode("utf-8"))
+            create_exclusive(ws.abs(rel), data)
         except FileExistsError:
             continue
-        return path
+        return ws.abs(rel)
     raise EchoesError("could not choose a unique daily entry name", "io")
 
 
@@ -2663,16 +3079,14 @@ def _read_existing(ws: Workspace, rel: str) -> Tuple[Optional[str], Optional[str
     if not stat.S_ISREG(st.st_mode):
         return None, "exists and is not a regular file"
     try:
-        with open(path, "rb") as handle:
-            return normalize_newlines(handle.read().decode("utf-8")), None
+        return normalize_newlines(read_bytes(path, st.st_size, st).decode("utf-8")), None
     except (OSError, UnicodeDecodeError) as error:
         return None, f"cannot be read as UTF-8 ({type(error).__name__})"
 
 
 def _has_crlf(ws: Workspace, rel: str) -> bool:
     try:
-        with open(ws.abs(rel), "rb") as handle:
-            return b"\r\n" in handle.read()
+        return b"\r\n" in read_bytes(ws.abs(rel))
     except OSError:
         return False
 
@@ -2857,8 +3271,7 @@ def runtime_file_info(path: str) -> Dict[str, Any]:
         return info
     info["regular"] = True
     try:
-        with open(path, "rb") as handle:
-            text = handle.read(4 * 1024 * 1024).decode("utf-8", "replace")
+        text = read_bytes(path, limit=4 * 1024 * 1024).decode("utf-8", "replace")
     except OSError:
         return info
     engine = re.search(_ENGINE_RE, text, re.MULTILINE)
@@ -3004,7 +3417,7 @@ def plan_migration(
 # Health (spec 12.5): strictly read-only. Nothing here creates, locks or rewrites a file.
 # ---------------------------------------------------------------------------------------------
 
-_TEMP_NAME = re.compile(r"^\..+\.tmp-[0-9a-f]{8}$")
+_TEMP_NAME = re.compile(f"{TEMP_NAME}|{LEGACY_TEMP_NAME}")
 _OPENCODE_COMMAND_RELS = tuple(f".opencode/commands/echoes-{n}.md" for n in _OPENCODE_COMMANDS)
 _DURABLE_FILES = (
     f"{VAULT_DIR}/{MARKER_NAME}",
@@ -3131,6 +3544,7 @@ class _Inventory:
         self.latest = 0
         self.symlinks: List[str] = []
         self.unreadable: List[Dict[str, str]] = []
+        self.special: List[Dict[str, str]] = []  # FIFOs, sockets, devices: reported, never opened
         self.conflicts: List[Dict[str, Any]] = []
         self.daily = 0
         self.flat_daily: List[str] = []
@@ -3143,9 +3557,9 @@ class _Inventory:
         if markdown:
             self.markdown += 1
 
-    def check_markdown(self, rel: str, path: str) -> None:
+    def check_markdown(self, rel: str, path: str, info: Optional[Any] = None) -> None:
         try:
-            text = read_bytes(path).decode("utf-8")
+            text = read_bytes(path, info=info).decode("utf-8")
         except OSError as error:
             self.unreadable.append({"file": rel, "error": str(error.strerror)})
             return
@@ -3200,6 +3614,9 @@ def _walk_vault(ws: Workspace, inventory: _Inventory, scan: PageScan) -> None:
                     inventory.others_in_pages.append(rel + "/")
                 stack.append((entry.path, rel))
                 continue
+            if not stat.S_ISREG(info.st_mode):
+                inventory.special.append({"file": rel, "kind": file_kind(info.st_mode)[2:]})
+                continue
             markdown = entry.name.endswith(".md")
             inventory.count(info, markdown)
             if rel_dir.startswith(f"{VAULT_DIR}/{DAILY_DIR}") and markdown:
@@ -3213,7 +3630,7 @@ def _walk_vault(ws: Workspace, inventory: _Inventory, scan: PageScan) -> None:
                 continue
             if known is not None:
                 continue
-            inventory.check_markdown(rel, entry.path)
+            inventory.check_markdown(rel, entry.path, info)
 
 
 def _structure_checks(ws: Workspace) -> List[Dict[str, Any]]:
@@ -3250,6 +3667,54 @@ def _structure_checks(ws: Workspace) -> List[Dict[str, Any]]:
             problem = "not a regular file"
         checks.append({"path": rel, "kind": kind, "ok": problem is None, "problem": problem})
     return checks
+
+
+def recovery_health(
+    ws: Workspace, issue: Callable[[str, str, Optional[str]], None]
+) -> Dict[str, Any]:
+    """What a crash may have left: the lock and its owner's state, temporary files, and an
+    interrupted `end` (all finished or removed by the next writer; only reported here)."""
+    stale = _env_seconds(LOCK_STALE_ENV, DEFAULT_LOCK_STALE)
+    lock_rel = f"{RUNTIME_DIR}/{LOCK_NAME}"
+    lock: Dict[str, Any] = {"path": lock_rel, "present": False}
+    info = _lstat(ws.lock)
+    if info is not None:
+        state, owner = lock_owner(_read_small(ws.lock))
+        age = max(0.0, time.time() - info.st_mtime)
+        lock.update(
+            present=True,
+            owner=owner,
+            ownerState=state,
+            ageSeconds=round(age, 3),
+            stale=state == "dead" or age > stale,
+        )
+        if lock["stale"]:
+            why = "its owner is no longer running" if state == "dead" else f"older than {stale:g} s"
+            issue(
+                "stale-lock",
+                f"a writer's lock was left behind ({why}); the next writer removes it",
+                lock_rel,
+            )
+    temps = []
+    for rel, state, size in find_temp_files(ws, stale):
+        temps.append({"file": rel, "ownerState": state, "size": size})
+        gone = " (its writer is gone; the next writer removes it)" if state == "dead" else ""
+        issue("temp-file", "a writer's temporary file" + gone, rel)
+    journal = read_end_journal(ws)
+    pending = None
+    if journal is not None:
+        journal_rel = f"{RUNTIME_DIR}/{JOURNAL_NAME}"
+        pending = {
+            "path": journal_rel,
+            "pages": [rel for rel, _text in _journal_items(journal)],
+            "dailyLog": (journal.get("daily") or {}).get("rel"),
+        }
+        issue(
+            "interrupted-end",
+            "an `end` was interrupted; the next writing command finishes it",
+            journal_rel,
+        )
+    return {"lock": lock, "tempFiles": temps, "pendingEnd": pending}
 
 
 def collect_health(ws: Workspace) -> Dict[str, Any]:
@@ -3459,6 +3924,12 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
     report["unreadable"] = unreadable
     for item in inventory.unreadable:
         issue("unreadable", item["error"], item["file"])
+    report["specialFiles"] = inventory.special
+    for item in inventory.special:
+        issue(
+            "special-file", f"{item['kind']} inside the vault is never opened or read", item["file"]
+        )
+    report.update(recovery_health(ws, issue))
 
     # Runtime and adapters.
     project = runtime_file_info(ws.runtime)
@@ -3615,8 +4086,11 @@ def reference_health(
     """The `health` object of the reference runtime's `inspect`, from this report: the same key
     paths, types and meanings (contract 1.4), so that adapters parsing it work unchanged."""
     counts, index, git = report["counts"], report["index"], report["git"]
+    checks = report["structure"]["checks"]
+    if report["vaultState"] == "uninitialized":  # everything is missing, as the reference says
+        checks = _structure_checks(ws)
     missing = []
-    for check in report["structure"]["checks"]:
+    for check in checks:
         if check["ok"]:
             continue
         rel = check["path"]
@@ -3624,8 +4098,15 @@ def reference_health(
         missing.append(shown + "/" if check["kind"] == "dir" else shown)
     conflicts = [item["path"] for item in report["adapters"]["conflicts"]]
     missing += [rel for rel in conflicts if rel not in missing and not rel.endswith(".gitignore")]
+    # a root guide without its managed block, an ignore file without its rules
+    for item in report["issues"]:
+        if item["kind"] in ("adapter", "gitignore") and item.get("path"):
+            shown = _vault_relative(item["path"])
+            if shown not in missing:
+                missing.append(shown)
     empty = []
-    if index_text is not None:
+    if index_text is not None and report["indexRefresh"]["status"] != "current":
+        # a current index has no empty rows: every valid page has a summary
         empty = [stem for stem, summary, _line in parse_index_rows(index_text) if not summary]
     invalid = sorted({r.stem for r in scan.records if r.errors})
     build_errors = [
@@ -3824,7 +4305,8 @@ def render_card(report: Dict[str, Any]) -> str:
     lines += [
         "",
         "_Counted here: the vault's structure, page frontmatter, the index, adapters, local "
-        "state and Git readiness. Not counted: links, assets, headings and deprecation callouts "
+        "state, and durable files Git ignores or local files it tracks (uncommitted files are "
+        "noted, not counted). Not counted: links, assets, headings and deprecation callouts "
         "inside pages; run `echoes-lsp check` to see those._",
     ]
     return "\n".join(lines) + "\n"
@@ -4133,8 +4615,7 @@ def cmd_start(ctx: Context, args: Any) -> str:
     for _key, path in reversed(chosen):
         out.append(f"<!-- {ws.rel(path)} -->")
         try:
-            with open(path, "rb") as handle:
-                body = normalize_newlines(handle.read().decode("utf-8", "replace"))
+            body = normalize_newlines(read_bytes(path).decode("utf-8", "replace"))
         except OSError as error:
             body = f"_Unreadable: {error.strerror}_"
         out += [body.rstrip("\n"), ""]
@@ -4243,9 +4724,7 @@ def cmd_hash(ctx: Context, args: Any) -> Dict[str, Any]:
             key = page_key(name[:-3])
             with os.scandir(ws.pages) as entries:
                 similar = [
-                    e.name
-                    for e in entries
-                    if e.name.endswith(".md") and page_key(e.name[:-3]) == key
+                    e.name for e in entries if is_page_file(e.name) and page_key(e.name[:-3]) == key
                 ]
             if similar:
                 hint = f" (did you mean `{similar[0]}`?)"
@@ -4280,6 +4759,7 @@ def parse_page_item(item: Any, where: str) -> PreparedPage:
     expected = _field_str(item, "expectedSha256", required=False, where=where)
     description = _field_str(item, "indexDescription", required=False, where=where)
     assert filename is not None and content is not None
+    refuse_secret_fields([(f"{where} field `filename`", filename)])
     if expected is not None:
         expected = expected.strip().lower()
         if not re.fullmatch(r"[0-9a-f]{64}", expected):
@@ -4289,6 +4769,9 @@ def parse_page_item(item: Any, where: str) -> PreparedPage:
     name = normalize_page_name(filename)
     text = normalize_newlines(content)
     refuse_secrets(text, f"page `{name}`")
+    if description is not None:
+        # scanned as given: the `summary` it becomes holds the same text, whitespace collapsed
+        refuse_secrets(description, f"page `{name}` field `indexDescription`")
     return PreparedPage(name, text, expected, description)
 
 
@@ -4341,6 +4824,14 @@ def _check_against_disk(ws: Workspace, page: PreparedPage, scan: PageScan) -> No
     _validate_page_text(page)
     if exists:
         page.action = "updated"
+        if info is not None and info.st_size == len(page.text.encode("utf-8")):
+            try:
+                if read_bytes(path, info.st_size, info) == page.text.encode("utf-8"):
+                    # the page already holds exactly these bytes (a re-sent `upsert`, or an
+                    # `end` finished by recovery): nothing can be lost, so no hash is needed
+                    return
+            except OSError:
+                pass
         if page.expected is None:
             raise EchoesError(
                 f"page `{page.rel}` already exists: `expectedSha256` from `hash` is required to "
@@ -4366,14 +4857,27 @@ def _check_against_disk(ws: Workspace, page: PreparedPage, scan: PageScan) -> No
         )
 
 
+def _prospective_index(
+    pages: Sequence[PreparedPage], scan: PageScan, what: str
+) -> Tuple[str, List[Dict[str, Any]]]:
+    """The complete index the pages would produce, or the error that stops the command."""
+    text, errors = scan.index_build([page.record for page in pages])
+    if text is None:
+        raise _index_error(errors, what)
+    return text, errors
+
+
 def _write_pages(
-    ws: Workspace, pages: Sequence[PreparedPage], scan: PageScan, cache: IndexCache, what: str
+    ws: Workspace,
+    pages: Sequence[PreparedPage],
+    scan: PageScan,
+    cache: IndexCache,
+    what: str,
+    built: Optional[Tuple[str, List[Dict[str, Any]]]] = None,
 ) -> Dict[str, Any]:
     """Validate the prospective complete index, then write the pages and the index."""
     records = [page.record for page in pages]
-    text, errors = scan.index_build(records)
-    if text is None:
-        raise _index_error(errors, what)
+    text, errors = built if built is not None else _prospective_index(pages, scan, what)
     for page in pages:
         write_managed(ws, page.rel, page.text.encode("utf-8"))
         cache.drop(page.name)
@@ -4472,10 +4976,14 @@ def cmd_end(ctx: Context, args: Any) -> Dict[str, Any]:
         for page in pages:
             _check_against_disk(ws, page, scan)
         ensure_dir(ws, f"{VAULT_DIR}/{DAILY_DIR}")  # refuse a linked daily/ before any page write
-        refresh = _write_pages(ws, pages, scan, cache, "end")
-        moment = _now_utc()
-        path = write_daily_entry(ws, "session", agent, summary)
+        built = _prospective_index(pages, scan, "end")
+        daily_rel, daily_data, moment = plan_daily_entry(ws, "session", agent, summary)
         ctx.agent = agent or ctx.agent
+        # the commit point: from here an interrupted `end` is finished by the next writer
+        write_end_journal(ws, pages, daily_rel, daily_data.decode("utf-8"), ctx, _local_iso(moment))
+        refresh = _write_pages(ws, pages, scan, cache, "end", built)
+        path = ws.abs(daily_rel)
+        create_exclusive(path, daily_data)
         write_state(
             ws,
             ctx,
@@ -4483,6 +4991,7 @@ def cmd_end(ctx: Context, args: Any) -> Dict[str, Any]:
             session={"saved": True, "lastSave": _local_iso(moment)},
         )
         cache.save()
+        remove_end_journal(ws)
     return {
         "ok": True,
         "dailyLog": path,
@@ -4496,6 +5005,123 @@ def cmd_end(ctx: Context, args: Any) -> Dict[str, Any]:
         "memorySaved": True,
         "agent": agent,
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# Recovery under the lock: an interrupted `end` is rolled forward, dead writers' temporary files
+# are removed. Every writing command runs this as soon as it holds the lock.
+# ---------------------------------------------------------------------------------------------
+
+JOURNAL_NAME = "end-journal.json"
+JOURNAL_FORMAT = "echoes-vault-end/1"
+
+
+def write_end_journal(
+    ws: Workspace,
+    pages: Sequence[PreparedPage],
+    daily_rel: str,
+    daily_text: str,
+    ctx: Context,
+    last_save: str,
+) -> None:
+    """The whole `end`, written (and synced) before its first rename: from here on the next
+    writer can finish it, so the vault ends up wholly before or wholly after it."""
+    journal = {
+        "format": JOURNAL_FORMAT,
+        "pages": [{"rel": page.rel, "text": page.text} for page in pages],
+        "daily": {"rel": daily_rel, "text": daily_text},
+        "agent": ctx.agent,
+        "adapterVersion": ctx.adapter_version,
+        "lastSave": last_save,
+    }
+    data = json.dumps(journal, ensure_ascii=False).encode("utf-8")
+    write_managed(ws, f"{RUNTIME_DIR}/{JOURNAL_NAME}", data)
+
+
+def remove_end_journal(ws: Workspace) -> None:
+    try:
+        os.unlink(os.path.join(ws.runtime_dir, JOURNAL_NAME))
+    except FileNotFoundError:
+        pass
+
+
+def read_end_journal(ws: Workspace) -> Optional[Dict[str, Any]]:
+    """The pending journal, or None. One that is not ours (it cannot be half-written: it is
+    replaced atomically) is treated as absent."""
+    path = os.path.join(ws.runtime_dir, JOURNAL_NAME)
+    info = _lstat(path)
+    if info is None or not stat.S_ISREG(info.st_mode):
+        return None
+    try:
+        journal = json.loads(read_bytes(path, info.st_size).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {"format": None}
+    if not isinstance(journal, dict) or journal.get("format") != JOURNAL_FORMAT:
+        return {"format": None}
+    return journal
+
+
+def _journal_items(journal: Dict[str, Any]) -> List[Tuple[str, str]]:
+    """(workspace-relative path, text) of the pages a journal writes, each confined to pages/."""
+    items = []
+    for item in journal.get("pages") or []:
+        rel, text = item.get("rel"), item.get("text")
+        if not isinstance(rel, str) or not isinstance(text, str):
+            continue
+        name = rel.rsplit("/", 1)[-1]
+        if rel != f"{VAULT_DIR}/{PAGES_DIR}/{name}" or page_name_problem(name):
+            continue
+        items.append((rel, text))
+    return items
+
+
+def roll_forward_end(ws: Workspace, journal: Dict[str, Any]) -> None:
+    """Finish an interrupted `end`: every page, the index, the session entry and the state."""
+    for rel, text in _journal_items(journal):
+        write_managed(ws, rel, text.encode("utf-8"))
+    daily = journal.get("daily") or {}
+    daily_rel, daily_text = daily.get("rel"), daily.get("text")
+    if (
+        isinstance(daily_rel, str)
+        and isinstance(daily_text, str)
+        and re.match(DAILY_NAME, daily_rel.rsplit("/", 1)[-1])
+    ):
+        parent, _name = daily_rel.rsplit("/", 1)
+        if parent.startswith(f"{VAULT_DIR}/{DAILY_DIR}/") and parent.count("/") == 2:
+            ensure_dir(ws, parent)
+            path, info = check_target(ws, daily_rel)
+            if info is None:
+                try:
+                    create_exclusive(path, daily_text.encode("utf-8"))
+                except FileExistsError:
+                    pass
+    cache = IndexCache(ws)
+    scan = scan_pages(ws, cache)
+    refresh_index(ws, scan, digest=False)
+    agent = journal.get("agent")
+    version = journal.get("adapterVersion")
+    ctx = Context(
+        ws, agent if isinstance(agent, str) else None, version if isinstance(version, str) else None
+    )
+    last_save = journal.get("lastSave")
+    write_state(
+        ws,
+        ctx,
+        vault_stats(ws, scan),
+        session={"saved": True, "lastSave": last_save if isinstance(last_save, str) else None},
+    )
+    cache.save()
+
+
+def recover(ws: Workspace) -> None:
+    """Under the lock, before a command's own work: finish an interrupted `end`, then remove the
+    temporary files of writers that are gone."""
+    journal = read_end_journal(ws)
+    if journal is not None:
+        if journal.get("format") == JOURNAL_FORMAT:
+            roll_forward_end(ws, journal)
+        remove_end_journal(ws)
+    remove_dead_temp_files(ws, _env_seconds(LOCK_STALE_ENV, DEFAULT_LOCK_STALE))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -4780,10 +5406,48 @@ def _emit(stream: Any, text: str) -> None:
 _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
+def masked(value: Any) -> Any:
+    """A result with credential-shaped text masked in every string: the runtime never echoes a
+    value, even one a person wrote into a page by hand (search lines, `start`, health)."""
+    if isinstance(value, str):
+        return mask_secrets(value)
+    if isinstance(value, dict):
+        return {masked(key): masked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [masked(item) for item in value]
+    return value
+
+
 def _error(message: str, code: str) -> int:
+    message = mask_secrets(message)
     line = json.dumps({"ok": False, "error": message, "code": code}, ensure_ascii=False)
     _emit(sys.stderr, line.translate(_LINE_BREAKS) + "\n")
     return 2
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (or SIGHUP) while a writer runs: unwinding releases the lock and removes the
+    temporary file being written, as an interrupt does."""
+
+
+def _on_terminate(signum: int, _frame: object) -> None:
+    raise Terminated()
+
+
+def _handle_termination() -> List[Tuple[int, Any]]:
+    """Turn SIGTERM and SIGHUP into `Terminated`; returns the handlers to restore."""
+    import signal
+
+    previous = []
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is None:
+            continue
+        try:
+            previous.append((number, signal.signal(number, _on_terminate)))
+        except (ValueError, OSError):  # not the main thread of an embedding program
+            pass
+    return previous
 
 
 def main(argv: Optional[list] = None) -> int:
@@ -4791,6 +5455,18 @@ def main(argv: Optional[list] = None) -> int:
     if not args_list:  # a person trying the file: usage, then the machine-readable error
         _emit(sys.stderr, build_parser().format_help())
         return _error("no command given (see `echoes_vault.py --help`)", "usage")
+    restore = _handle_termination()
+    try:
+        return _main(args_list)
+    finally:
+        if restore:
+            import signal
+
+            for number, handler in restore:
+                signal.signal(number, handler)
+
+
+def _main(args_list: List[str]) -> int:
     try:
         delegated = _delegate(args_list)
         if delegated is not None:
@@ -4798,10 +5474,14 @@ def main(argv: Optional[list] = None) -> int:
         _workspace, command = _prescan(args_list)
         known = command in HANDLERS and not any(a in ("-h", "--help") for a in args_list)
         args = build_parser(command if known else None).parse_args(args_list)
+        if args.command not in READ_ONLY_COMMANDS:
+            refuse_agent_secret(args.agent, "`--agent`")
+            refuse_secret_fields([("`--adapter-version`", args.adapter_version)])
         ctx = Context(resolve_workspace(args.workspace), args.agent, args.adapter_version)
         output = HANDLERS[args.command](ctx, args)
         if args.command == "search" and getattr(args, "format", "json") == "text":
             output = render_search_text(output)
+        output = masked(output)
         if isinstance(output, str):
             _emit(sys.stdout, output if output.endswith("\n") else output + "\n")
         else:
@@ -4811,6 +5491,8 @@ def main(argv: Optional[list] = None) -> int:
         return _error(str(error), error.code)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 0
+    except Terminated:
+        return _error("terminated by a signal; the lock was released", "interrupted")
     except KeyboardInterrupt:
         return _error("interrupted", "interrupted")
     except OSError as error:

@@ -305,7 +305,7 @@ def test_obsidian_rename_with_link_updates_needs_only_an_index_rebuild(tmp_path:
         referrer,
         referrer.read_text(encoding="utf-8").replace("[[database-access|", "[[data-access|"),
     )
-    assert check(workspace) == [("EchoesVault/index.md", "EV402")]
+    assert check(workspace) == [("EchoesVault/index.md", "EV403")]
     runtime(workspace, "rebuild-index")
     assert check(workspace) == []
     index = (workspace / "EchoesVault" / "index.md").read_text(encoding="utf-8")

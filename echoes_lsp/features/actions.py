@@ -37,6 +37,31 @@ def text_edit(ls: EchoesServer, uri: str, old: str, new: str) -> types.Workspace
     return types.WorkspaceEdit(changes={uri: [edit]})
 
 
+def snippet_edit(
+    ls: EchoesServer, uri: str, old: str, new: str, selected: str
+) -> Optional[types.WorkspaceEdit]:
+    """The edit as a snippet whose first tab stop selects `selected` (a placeholder to replace),
+    for clients that accept snippet edits (`workspaceEdit.snippetEditSupport`); else None."""
+    caps = ls.client_capabilities
+    workspace = caps.workspace if caps else None
+    edit_caps = workspace.workspace_edit if workspace else None
+    document = ls.open_document(uri)
+    if not (edit_caps and edit_caps.snippet_edit_support) or document is None or new == old:
+        return None
+    l0, c0, l1, c1, replacement = fixes.minimal_edit(old, new)
+    snippet = fixes.snippet_with_tab_stop(replacement, selected)
+    if snippet is None:
+        return None
+    edit = types.SnippetTextEdit(
+        range=make_range(old.split("\n"), ls.columns, l0, c0, l1, c1),
+        snippet=types.StringValue(value=snippet),
+    )
+    identifier = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=document.version)
+    return types.WorkspaceEdit(
+        document_changes=[types.TextDocumentEdit(text_document=identifier, edits=[edit])]
+    )
+
+
 def command_action(
     title: str,
     kind: str,
@@ -46,6 +71,7 @@ def command_action(
     diagnostics: Optional[List[types.Diagnostic]] = None,
 ) -> types.CodeAction:
     disabled = None
+    title = rules.mask_secrets(title)
     if not folder.writable:
         disabled = types.CodeActionDisabled(
             reason=f"read-only vault: {folder.vault.marker.problem}"
@@ -110,7 +136,7 @@ def register(server: EchoesServer) -> None:
             if new is not None and new != text:
                 actions.append(
                     types.CodeAction(
-                        title=title,
+                        title=rules.mask_secrets(title),
                         kind=QUICKFIX,
                         diagnostics=matching(client_diags, code),
                         edit=text_edit(ls, uri, text, new),
@@ -121,11 +147,23 @@ def register(server: EchoesServer) -> None:
         if is_page and codes & {"EV100", "EV101", "EV104"}:
             stem = os.path.basename(path)[:-3]
             code = next(c for c in ("EV104", "EV100", "EV101") if c in codes)
-            fix(
-                "Insert the missing frontmatter fields",
-                code,
-                lambda t: fixes.insert_missing_fields(t, stem),
-            )
+            title = "Insert the missing frontmatter fields"
+            inserted = fixes.insert_missing_fields(text, stem)
+            # Where the client takes snippets, the cursor lands on the summary placeholder;
+            # elsewhere the placeholder is reported (EV202) until it is replaced.
+            snippet = snippet_edit(ls, uri, text, inserted, fixes.placeholder_summary(stem))
+            if snippet is not None:
+                actions.append(
+                    types.CodeAction(
+                        title=title,
+                        kind=QUICKFIX,
+                        diagnostics=matching(client_diags, code),
+                        edit=snippet,
+                        is_preferred=True,
+                    )
+                )
+            else:
+                fix(title, code, lambda t: inserted)
         if is_page and "EV201" in codes:
             fix("Join the summary onto one line", "EV201", fixes.join_summary)
         if is_page and "EV310" in codes:
@@ -154,7 +192,8 @@ def register(server: EchoesServer) -> None:
                         "EV400",
                         functools.partial(resolve, block=block, keep=keep),
                     )
-        if "EV402" in codes:
+        index_codes = [c for c in ("EV403", "EV402") if c in codes]
+        if index_codes:
             actions.append(
                 command_action(
                     "Rebuild the index through EchoesVault",
@@ -162,7 +201,7 @@ def register(server: EchoesServer) -> None:
                     commands.REBUILD,
                     {"workspace": workspace_uri},
                     folder,
-                    matching(client_diags, "EV402"),
+                    matching(client_diags, index_codes[0]),
                 )
             )
         if "EV701" in codes:

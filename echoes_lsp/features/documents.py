@@ -9,6 +9,7 @@ from typing import Any, List, Optional, Set, Tuple
 
 from lsprotocol import types
 
+from .. import index_refresh
 from ..diagnose import Finding, Related, diagnose_vault
 from ..lsp_util import Columns, path_to_uri, uri_to_path
 from ..runtime import echoes_vault as rules
@@ -222,6 +223,10 @@ def register(server: EchoesServer) -> None:
         ls.base_hashes[uri] = disk_hash(path)
         ls.stale.pop(uri, None)
         flush(ls, folder, uri, path)
+        if index_refresh.hydrate_wanted(
+            folder.vault, path, ls.settings.hydrate_on_save, folder.writable
+        ):
+            ls.spawn(hydrate_after_save(ls, folder))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: EchoesServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -356,6 +361,19 @@ def reanalyse(ls: EchoesServer, folder: Folder, uri: str, path: str) -> None:
         return
     ls.publish(uri)
     ls.after_change(folder, changed)
+
+
+async def hydrate_after_save(ls: EchoesServer, folder: Folder) -> None:
+    """Refresh the local index through the runtime's `hydrate` (see `index_refresh`)."""
+    from .commands import resync
+
+    try:
+        await ls.run_runtime(folder, ["hydrate"], quiet=True)
+    except Exception as error:  # the runtime refused: the index stays as it is (EV403)
+        ls.log(f"EchoesVault hydrate after save failed: {error}")
+        return
+    await resync(ls, folder)
+    ls.refresh_paths([os.path.join(folder.vault.root, rules.INDEX_NAME)])
 
 
 def flush(ls: EchoesServer, folder: Folder, uri: str, path: str) -> None:

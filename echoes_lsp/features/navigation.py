@@ -278,9 +278,11 @@ def completion_item(
     return types.CompletionItem(
         label=candidate.label,
         kind=KINDS.get(candidate.kind, types.CompletionItemKind.Text),
-        detail=candidate.detail,
+        detail=rules.mask_secrets(candidate.detail) if candidate.detail else candidate.detail,
         documentation=(
-            types.MarkupContent(kind=types.MarkupKind.Markdown, value=candidate.documentation)
+            types.MarkupContent(
+                kind=types.MarkupKind.Markdown, value=rules.mask_secrets(candidate.documentation)
+            )
             if candidate.documentation
             else None
         ),
@@ -344,7 +346,9 @@ def hover(ls: EchoesServer, params: types.HoverParams) -> Optional[types.Hover]:
     target = resolve(doc.vault, doc.entry, link, doc.structure)
     return types.Hover(
         contents=types.MarkupContent(
-            kind=types.MarkupKind.Markdown, value=hover_markdown(doc.vault, target)
+            # a page's preview may quote credential-shaped text: shown masked, never as written
+            kind=types.MarkupKind.Markdown,
+            value=rules.mask_secrets(hover_markdown(doc.vault, target)),
         ),
         range=link_range(ls, doc, link),
     )

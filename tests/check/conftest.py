@@ -72,7 +72,7 @@ def run_check(
 
 def normalise(text: str) -> str:
     """Replace the run time in summary lines with a placeholder."""
-    return re.sub(r"in \d+\.\d+s", "in <time>", text)
+    return re.sub(r"in (?:\d+\.\d+s|\d+ms|<1ms)", "in <time>", text)
 
 
 def write_page(

@@ -91,6 +91,7 @@ def test_missing_vault_exits_two_with_a_clear_message(tmp_path: Path) -> None:
     assert process.returncode == 2
     assert process.stdout == ""
     assert "no EchoesVault/ folder found at or above" in process.stderr
+    assert "run `echoes-lsp init` in the project" in process.stderr
 
 
 def test_missing_path_exits_two_but_the_others_are_checked(workspace: Path) -> None:
@@ -118,7 +119,9 @@ def test_empty_vault_exits_zero_with_no_pages(tmp_path: Path) -> None:
     process = run_check(cwd=tmp_path)
     assert process.returncode == 0
     assert "EchoesVault: no pages in pages/ (empty vault)" in process.stdout
-    assert re.search(r"\nChecked 0 files in \d+\.\d\ds: no problems\.\n$", process.stdout)
+    assert re.search(
+        r"\nChecked 0 files in (?:\d+ms|<1ms|\d+\.\d\ds): no problems\.\n$", process.stdout
+    )
     as_json = run_check("--format", "json", cwd=tmp_path)
     assert json.loads(as_json.stdout)["notes"] == ["EchoesVault: no pages in pages/ (empty vault)"]
     assert "no pages" in as_json.stderr

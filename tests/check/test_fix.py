@@ -65,7 +65,7 @@ def test_fix_changes_exactly_what_it_reports(clean_workspace: Path) -> None:
     before_report = json_report(cwd=clean_workspace)
     assert {d["code"]: d["fix"] for d in before_report["diagnostics"]} == {
         "EV310": "add the `> [!warning] DEPRECATED` callout",
-        "EV402": "rebuild index.md with the runtime's `rebuild-index`",
+        "EV403": "rebuild index.md with the runtime's `rebuild-index`",
     }
     before = snapshot_files(clean_workspace)
     process = run_check("--fix", "--format", "json", cwd=clean_workspace)
@@ -74,7 +74,7 @@ def test_fix_changes_exactly_what_it_reports(clean_workspace: Path) -> None:
     fixed = {f["path"]: (f["codes"], f["status"]) for f in report["fixes"]}
     assert fixed == {
         "EchoesVault/pages/old-cache.md": (["EV310"], "applied"),
-        "EchoesVault/index.md": (["EV402"], "applied"),
+        "EchoesVault/index.md": (["EV403"], "applied"),
     }
     after = snapshot_files(clean_workspace)
     assert set(changed_files(before, after)) - RUNTIME_STATE == {
@@ -86,7 +86,7 @@ def test_fix_changes_exactly_what_it_reports(clean_workspace: Path) -> None:
     )
     assert "gone" not in (vault / "index.md").read_text(encoding="utf-8")
     assert codes_of(report) == []
-    assert run_check("--select", "EV310,EV402", cwd=clean_workspace).returncode == 0
+    assert run_check("--select", "EV310,EV403", cwd=clean_workspace).returncode == 0
 
 
 def test_fix_joins_a_summary_and_the_runtime_refreshes_the_index(clean_workspace: Path) -> None:
@@ -284,7 +284,24 @@ def test_fix_respects_select(clean_workspace: Path) -> None:
     vault = _vault(clean_workspace)
     (vault / "pages" / "old-cache.md").write_text(DEPRECATED, encoding="utf-8")
     _stale_index(clean_workspace)
-    process = run_check("--fix", "--select", "EV402", cwd=clean_workspace)
+    process = run_check("--fix", "--select", "EV403", cwd=clean_workspace)
     assert process.returncode == 0
-    assert "fixed EV402" in process.stdout and "EV310" not in process.stdout
+    assert "fixed EV403" in process.stdout and "EV310" not in process.stdout
     assert (vault / "pages" / "old-cache.md").read_text(encoding="utf-8") == DEPRECATED
+
+
+def test_plain_check_says_why_fix_cannot_apply(clean_workspace: Path) -> None:
+    """A fixable finding that `--fix` would skip says so, and why, before anyone runs `--fix`."""
+    vault = _vault(clean_workspace)
+    (vault / "pages" / "old-cache.md").write_text(DEPRECATED, encoding="utf-8")
+    (vault / "pages" / "broken.md").write_text("# no frontmatter\n", encoding="utf-8")
+    out = run_check("--select", "EV310", cwd=clean_workspace).stdout
+    assert "EV310 deprecated page" in out and "[*]" not in out
+    assert (
+        "  = note: `--fix` cannot fix this: the runtime writes a page only when every page of "
+        "the vault is valid; still invalid after the fixes: pages/broken.md (EV100)"
+    ) in out
+    (vault / "pages" / "broken.md").unlink()
+    fixable = run_check("--select", "EV310", cwd=clean_workspace).stdout
+    assert "= fix: add the `> [!warning] DEPRECATED` callout (`--fix`)" in fixable
+    assert "cannot fix this" not in fixable

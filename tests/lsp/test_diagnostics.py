@@ -17,7 +17,7 @@ async def test_page_diagnostics_have_codes_ranges_and_links(session: Session) ->
     line = session.page("auth.md").read_text().split("\n")[11]
     assert line[missing.range.start.character : missing.range.end.character] == "missing-page"
     assert missing.code_description is not None
-    assert missing.code_description.href.endswith("#ev300")
+    assert missing.code_description.href.endswith("/docs/codes/EV300.md")
     assert missing.severity == types.DiagnosticSeverity.Warning
     heading = next(d for d in items if d.code == "EV303")
     assert line[heading.range.start.character : heading.range.end.character] == "No such heading"

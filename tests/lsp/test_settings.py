@@ -15,8 +15,9 @@ from .conftest import WAIT, Session, codes, copy_vault, start_session
 
 SECRET_PAGE = (
     "---\ntype: note\nstack: []\nstatus: active\nsummary: Has a key.\n---\n\n"
-    "The key is AKIAIOSFODNN7EXAMPLE, do not share.\n"
-)
+    "The key is AKIA"
+    "Q3J7ZT2LMX4PRW8B, do not share.\n"
+)  # not the AWS docs placeholder
 
 
 @pytest.fixture
@@ -63,7 +64,7 @@ async def test_secrets_are_reported_without_echoing_the_value(
     items = await session.diagnostics(document, lambda d: "EV600" in codes(d))
     secret = next(d for d in items if d.code == "EV600")
     assert "AWS access key ID" in secret.message
-    assert "AKIAIOSFODNN7EXAMPLE" not in secret.message
+    assert "Q3J7ZT2LMX4PRW8B" not in secret.message
     assert (secret.range.start.line, secret.range.start.character) == (7, 11)
     assert secret.range.end.character - secret.range.start.character == 20
 

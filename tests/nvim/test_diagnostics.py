@@ -65,8 +65,12 @@ def test_quick_fix_inserts_the_missing_fields(run: NvimRun) -> None:
     assert keys == ["type", "stack", "status", "summary"], text
     assert text.endswith("This page links to [[no-such-page]] and to [[session-tokens]].")
     assert run["fixed_modified"] is True
-    # Only the broken link is left, two lines further down.
-    assert [(d["code"], d["lnum"], d["col"]) for d in run["after_fix"]] == [("EV300", 9, 21)]
+    # The inserted placeholder summary is reported until replaced (EV202), and the broken link is
+    # left, two lines further down.
+    assert [(d["code"], d["lnum"], d["col"]) for d in run["after_fix"]] == [
+        ("EV202", 4, 9),
+        ("EV300", 9, 21),
+    ]
 
 
 def test_quick_fix_joins_the_summary(run: NvimRun) -> None:

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, Iterator, Optional, Tuple
+from typing import Any, Dict, Iterator, Optional, Sequence, Tuple
 
 import pytest
 
@@ -74,8 +74,9 @@ class Runtime:
     installed by `init`) is invoked, as adapters do; `bundled=True` runs `runtime/echoes_vault.py`
     itself (which re-executes through the project runtime when one exists)."""
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, prefix: Sequence[str] = ()) -> None:
         self.workspace = workspace
+        self.prefix = list(prefix)  # e.g. a command that runs it with fewer privileges
 
     def script(self, bundled: bool) -> Path:
         project = self.workspace / PROJECT_RUNTIME
@@ -95,7 +96,7 @@ class Runtime:
         workspace: Optional[str] = None,
         timeout: float = 60,
     ) -> Result:
-        command = [PYTHON, str(script or self.script(bundled))]
+        command = [*self.prefix, PYTHON, str(script or self.script(bundled))]
         command += ["--workspace", workspace if workspace is not None else str(self.workspace)]
         command += list(args)
         data = stdin

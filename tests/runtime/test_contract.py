@@ -491,6 +491,16 @@ def test_status_counts_every_issue_the_reference_way(rt: Runtime, vault: Path) -
     assert health["issueCount"] == expected and health["integrity"] == "attention"
 
 
+def test_status_missing_blocks_and_rules_are_missing_structure(rt: Runtime, vault: Path) -> None:
+    commit_all(vault)
+    (vault / "AGENTS.md").write_text("# Only my own notes\n")
+    (vault / "EchoesVault/.gitignore").write_text("# nothing\n")
+    report = rt.ok("status")
+    health = report["health"]
+    assert {"AGENTS.md", ".gitignore"} <= set(health["missingStructure"]), health
+    assert health["integrity"] == "attention" and report["integrity"] == "attention"
+
+
 def test_status_uncommitted_files_lower_health_integrity(rt: Runtime, vault: Path) -> None:
     """The reference counts uncommitted durable files as issues; this runtime's own top-level
     `integrity` lists them as notices (a documented difference)."""
@@ -524,6 +534,9 @@ def test_status_uninitialized_and_legacy(bare: Runtime, repo: Path) -> None:
     result = bare.ok("status", script=RUNTIME)
     conforms(result, STATUS)
     assert result["health"]["initialized"] is False
+    assert "index.md" in result["health"]["missingStructure"]
+    assert "AGENTS.md" in result["health"]["missingStructure"]
+    assert result["health"]["integrity"] == "attention"
     (repo / "EchoesVault/pages").mkdir(parents=True)
     (repo / "EchoesVault/pages/a.md").write_text(page())
     health = bare.ok("status", script=RUNTIME)["health"]

@@ -44,11 +44,13 @@ def test_s5_init_creates_the_managed_layout(bare: Runtime, repo: Path) -> None:
 
 def test_s5_2_ignore_files_exact_bytes(bare: Runtime, repo: Path) -> None:
     bare.ok("init")
+    # the spec's rules, then ours: writers' temporary files and the `end` journal (recovery.md)
     assert (repo / "EchoesVault/.gitignore").read_bytes() == (
-        b"# Generated locally by EchoesVault\n/index.md\n"
+        b"# Generated locally by EchoesVault\n/index.md\n*.echoes-tmp\n"
     )
     assert (repo / ".echoes-vault/.gitignore").read_bytes() == (
         b"# EchoesVault runtime files\n/state.json\n/lock\n/index-cache.json\n"
+        b"/end-journal.json\n*.echoes-tmp\n"
     )
 
 
@@ -58,9 +60,9 @@ def test_s5_2_existing_ignore_files_are_preserved_and_completed(bare: Runtime, r
     (repo / "EchoesVault/.gitignore").write_text("/scratch/\n/index.md\n")
     (repo / ".echoes-vault/.gitignore").write_text("# mine\n/lock")
     bare.ok("init")
-    assert (repo / "EchoesVault/.gitignore").read_text() == "/scratch/\n/index.md\n"
+    assert (repo / "EchoesVault/.gitignore").read_text() == "/scratch/\n/index.md\n*.echoes-tmp\n"
     assert (repo / ".echoes-vault/.gitignore").read_text() == (
-        "# mine\n/lock\n/state.json\n/index-cache.json\n"
+        "# mine\n/lock\n/state.json\n/index-cache.json\n/end-journal.json\n*.echoes-tmp\n"
     )
 
 

@@ -58,7 +58,7 @@ def test_s7_1_upper_case_suffix_on_disk_is_a_page(rt: Runtime, vault: Path) -> N
     assert "- [[Upper]]: Upper case suffix.\n" in index_text(vault)
     found = rt.ok("search", "findme")["results"]
     assert [r["file"] for r in found] == ["EchoesVault/pages/Upper.MD"]
-    rt.fail("hash", "Upper", code="not-found")
+    assert "did you mean `Upper.MD`" in rt.fail("hash", "Upper", code="not-found")["error"]
     rt.fail("hash", "Upper.MD", code="not-found")
     error = rt.fail("upsert", "--payload", "-", payload={"filename": "upper", "content": page()})
     assert error["code"] == "collision" and "Upper.MD" in error["error"]

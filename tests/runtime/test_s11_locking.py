@@ -14,7 +14,7 @@ from .conftest import PYTHON, Runtime, base_env, daily_files, page, pages_dir, s
 DRIVER = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from echoes_lsp.runtime import echoes_vault
+import echoes_vault
 count = int(sys.argv[3])
 for number in range(count):
     code = echoes_vault.main(["--workspace", sys.argv[2], "append", "--payload", sys.argv[4]])

@@ -11,24 +11,44 @@ from .conftest import PYTHON, ROOT, Runtime, daily_files, page, snapshot
 
 # Synthetic shapes, assembled at run time so that no credential-looking literal sits in the source.
 A36 = "a1B2c3D4e5" * 3 + "F6g7H8"
+AWS_SECRET = "wJalrXUtnF" + "EMI/K7MDENG/bPxRfiCY" + "zQ3kT9aB1x"
 SHAPES = {
     "private key": "-----BEGIN " + "RSA PRIVATE KEY-----",
-    "AWS access key ID": "AKIA" + "Q3EXAMPLEKEY7ZZ9",
+    "AWS access key ID": "AKIA" + "Q3J7ZT2LMX4PRW8B",
+    "AWS secret access key": "aws_secret_access_key = " + AWS_SECRET,
+    "Azure storage account key": "AccountName=app;AccountKey=" + ("Ab3+/" * 18)[:86] + "==",
     "GitHub token": "ghp" + "_" + A36,
     "GitHub fine-grained token": "github" + "_pat_" + "1" * 22 + "_" + "a" * 59,
     "GitLab token": "glpat" + "-" + "x1y2z3" * 4,
     "Slack token": "xoxb" + "-123456789012-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx",
     "Stripe key": "sk" + "_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
     "npm token": "npm" + "_" + A36,
+    "PyPI token": "pypi"
+    + "-AgEIcHlwaS5vcmc"
+    + "CJGQ2ZTNjNjE4LTk5YjAtNDE1ZS1hZjA2LWE1NTQ3MjQ5NzFlOAACKlsz",
     "Hugging Face token": "hf" + "_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
     "Google API key": "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6q",
+    "SendGrid API key": "SG"
+    + ".ngeVfQFYQlKU0ufo8x5d1A."
+    + "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr",
+    "Discord bot token": "MTk4NjIyNDgzNDcxOTI1MjQ4" + ".Cl2FMQ." + "ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+    "Telegram bot token": "123456789" + ":AA" + "HdqTcvCH1vGWJxfSeofSAs0K5PALDsawq",
+    "Twilio key": "SK" + "0123456789abcdef" * 2,
+    "Heroku API key": "HRKU" + "-AAbCdEf0123456789_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789abcdefgh",
     "Anthropic API key": "sk" + "-ant-" + "api03-" + "Zx9" * 10,
-    "API key (sk-)": "sk" + "-proj-" + "a1b2c3d4e5f6g7h8i9j0k1l2",
+    "API key (sk-)": "sk" + "-proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2",
     "JSON Web Token": "eyJ"
     + "hbGciOiJIUzI1NiJ9.eyJ"
     + "zdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "credential URI": "postgres" + "://app:" + "s3cr3tPw" + "@db.internal:5432/app",
 }
+# Other spellings of some kinds, each found as exactly that kind.
+MORE_SHAPES = [
+    ("AWS secret access key", "AKIA" + "Q3J7ZT2LMX4PRW8B " + AWS_SECRET),
+    ("Twilio key", "AC" + "fedcba9876543210" * 2),
+    ("Heroku API key", "HEROKU_API_KEY=" + "12345678-1234-1234-1234-123456789abc"),
+    ("API key (sk-)", "sk" + "-" + "T3BlbkFJ" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
+]
 
 BENIGN = [
     "The sha256 is 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.",

@@ -1,22 +1,141 @@
-"""The docs document every diagnostic code at the anchor its `codeDescription` links to."""
+"""The docs: a page per diagnostic code where its `codeDescription` points, generated facts that
+match the code, and relative links in the README and the docs that resolve."""
 
 from __future__ import annotations
 
+import re
+import sys
+import unicodedata
 from pathlib import Path
+from typing import Iterator, List, Set, Tuple
 
-from echoes_lsp.codes import CODES, DOCS_URL
+from echoes_lsp.codes import CODE_PAGES_URL, CODES
 
 ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-CODES_PAGE = (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import code_facts  # noqa: E402
+
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+FENCE = re.compile(r"^\s*(```|~~~)")
 
 
-def test_every_code_has_its_anchor_and_heading() -> None:
+def test_every_code_links_to_its_page() -> None:
     for code in CODES.values():
-        assert code.url == f"{DOCS_URL}#{code.anchor}"
-        assert f'<a id="{code.anchor}"></a>' in CODES_PAGE, code.code
-        assert f"## {code.code} — " in CODES_PAGE, code.code
+        assert code.url == f"{CODE_PAGES_URL}{code.code}.md"
+        assert code.url.startswith("https://github.com/") and "/blob/main/docs/codes/" in code.url
+        page = DOCS / code.page
+        assert page.is_file(), code.code
+        text = page.read_text(encoding="utf-8")
+        assert text.startswith(f"# {code.code}: {code.title}\n"), code.code
+        for section in ("## What it means", "## Example", "## How to fix it"):
+            assert f"\n{section}\n" in text, (code.code, section)
+
+
+def test_generated_code_facts_match_the_code() -> None:
+    assert code_facts.stale() == []
+
+
+def test_a_changed_title_or_severity_is_caught(monkeypatch) -> None:
+    """The drift check itself can fail: a code whose title or severity changes no longer matches."""
+    from echoes_lsp import codes
+
+    changed = codes.Code("EV300", "renamed", codes.ERROR)
+    monkeypatch.setitem(codes.CODES, "EV300", changed)
+    problems = code_facts.stale()
+    assert "codes/EV300.md: generated text differs from codes.py" in problems
+    assert "diagnostics.md: generated table differs from codes.py" in problems
 
 
 def test_the_two_commands_are_documented() -> None:
     assert "make demo" in README and "make test" in README
+
+
+def test_the_readme_is_a_front_door() -> None:
+    assert len(README.splitlines()) <= 300
+
+
+def _slug(heading: str) -> str:
+    """GitHub's (and MyST's `myst_heading_anchors`) anchor for a heading."""
+    text = re.sub(r"[`*_]|<[^>]+>", "", heading.strip().lower())
+    text = unicodedata.normalize("NFKC", text)
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def _anchors(path: Path) -> Set[str]:
+    anchors: Set[str] = set()
+    counts: dict = {}
+    fenced = False
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        match = re.match(r"#{1,6}\s+(.*)", line)
+        if match:
+            slug = _slug(match.group(1))
+            n = counts.get(slug, 0)
+            counts[slug] = n + 1
+            anchors.add(slug if n == 0 else f"{slug}-{n}")
+        anchors.update(re.findall(r'<a id="([^"]+)"', line))
+        anchors.update(re.findall(r"^\(([\w-]+)\)=$", line))
+    return anchors
+
+
+def _links(path: Path) -> Iterator[Tuple[int, str]]:
+    fenced = False
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        for match in LINK.finditer(re.sub(r"`[^`]*`", "", line)):
+            yield number, match.group(1)
+
+
+def broken_links(path: Path) -> List[str]:
+    broken = []
+    for number, target in _links(path):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):
+            continue  # https:, mailto:
+        file_part, _, anchor = target.partition("#")
+        resolved = (path.parent / file_part).resolve() if file_part else path
+        where = f"{path.relative_to(ROOT)}:{number}: {target}"
+        if ROOT not in resolved.parents and resolved != ROOT:
+            broken.append(f"{where} (above the repository)")
+        elif not resolved.exists():
+            broken.append(f"{where} (no such file)")
+        elif anchor and resolved.suffix == ".md" and anchor not in _anchors(resolved):
+            broken.append(f"{where} (no such heading)")
+    return broken
+
+
+def test_relative_links_in_the_readme_and_the_docs_resolve() -> None:
+    pages = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+    pages = [p for p in pages if "_build" not in p.parts]
+    assert len(pages) > 30
+    broken = [problem for page in pages for problem in broken_links(page)]
+    assert broken == []
+
+
+def test_the_link_check_finds_broken_links(tmp_path: Path) -> None:
+    page = DOCS / "_link_check_probe.md"
+    page.write_text(
+        "# Probe\n\n[a](nowhere.md) [b](../../outside.md) [c](diagnostics.md#no-such-heading)\n"
+        "[ok](diagnostics.md#diagnostic-codes) [ok](#probe) `[code](skipped.md)`\n",
+        encoding="utf-8",
+    )
+    try:
+        problems = broken_links(page)
+    finally:
+        page.unlink()
+    assert [p.split(": ", 1)[1] for p in problems] == [
+        "nowhere.md (no such file)",
+        "../../outside.md (above the repository)",
+        "diagnostics.md#no-such-heading (no such heading)",
+    ]

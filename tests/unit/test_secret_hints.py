@@ -58,6 +58,21 @@ PIECES = [
     "The ledger",
     " uses keys",
     "example",
+    "AccountKey=",
+    "aws_secret_access_key = ",
+    "HEROKU_API_KEY=",
+    "12345678-1234-1234-1234-123456789abc",
+    ":AA",
+    "123456789",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ3kT9aB1x",
+    "Ab3+/" * 18,
+    "==",
+    "SG.",
+    "pypi-AgE",
+    "HRKU-",
+    "SK",
+    "AC",
+    "0123456789abcdef",
 ]
 
 
@@ -89,14 +104,22 @@ PLAIN_PATTERNS = {
     "GitHub token": r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b",
     "GitHub fine-grained token": r"\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b",
     "GitLab token": r"\bgl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}\b",
-    "Slack token": r"\bxox[abposr]-(?:[0-9A-Za-z]+-){1,4}[0-9A-Za-z]{6,}\b",
+    "Slack token": r"\bxox[abposr]-[0-9]+-(?:[0-9A-Za-z]+-){0,3}[0-9A-Za-z]{6,}\b",
     "Slack webhook": r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}",
     "Stripe key": r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b",
     "npm token": r"\bnpm_[A-Za-z0-9]{36}\b",
     "Hugging Face token": r"\bhf_[A-Za-z]{34}\b",
     "Google API key": r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",
-    "Anthropic API key": r"\bsk-ant-[A-Za-z0-9_-]{20,}",
-    "API key (sk-)": r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+    "Anthropic API key": r"\bsk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{20,}",
+    "API key (sk-)": (
+        r"\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{32,}(?![\w-]))"
+    ),
+    "PyPI token": r"\bpypi-AgE[A-Za-z0-9_-]{50,}",
+    "SendGrid API key": r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![\w-])",
+    "Discord bot token": (
+        r"(?<![\w-])[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![\w-])"
+    ),
+    "Twilio key": r"\b(?:SK[0-9a-fA-F]{32}|AC[0-9a-f]{32})(?![0-9A-Za-z_])",
     "JSON Web Token": r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}",
     "credential URI": (
         r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'\"<>]{1,64}:[^\s/@'\"<>]{1,128}@[^\s/@'\"<>]+"
@@ -123,6 +146,17 @@ SHAPE_PIECES = [
     "A1b2" * 9,
     "sk_live_",
     "rk_test_",
+    "proj-",
+    "sk-ant-api03-",
+    "pypi-AgE",
+    "SG.",
+    "HRKU-",
+    "SK",
+    "AC",
+    "0123456789abcdef",
+    "M",
+    "MTk4NjIyNDgzNDcxOTI1MjQ4",
+    ".Cl2FMQ.",
 ]
 
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the VS Code end-to-end test: installs (or reuses) code-server and Chromium, then drives the
-# packaged extension with Playwright twice: first in a fresh profile with the .vsix alone and no
-# setting (the extension runs the server it bundles with the system's python3), then with
-# echoes.server.path set to the checkout's echoes-lsp (every test).
+# packaged extension with Playwright three times: in a fresh profile with the .vsix alone and no
+# setting (the extension runs the server it bundles with the system's python3), the same with no
+# Python at all (one error with the fix), then with echoes.server.path set to the checkout's
+# echoes-lsp (every test).
 #
 # Usage: editors/vscode/e2e/run.sh [path/to/echoes-lsp-<version>.vsix]
 # Environment:
@@ -53,10 +54,11 @@ fi
 # Each run prints its duration and "N passed, M failed"; the last line is the total.
 status=0
 E2E_MODE=bundled node "$HERE/vscode.e2e.mjs" | tee "$E2E_ARTIFACTS/vscode-e2e-bundled.txt" || status=1
+E2E_MODE=nopython node "$HERE/vscode.e2e.mjs" | tee "$E2E_ARTIFACTS/vscode-e2e-nopython.txt" || status=1
 E2E_MODE=configured node "$HERE/vscode.e2e.mjs" | tee "$E2E_ARTIFACTS/vscode-e2e-configured.txt" || status=1
 passed=0
 failed=0
-for mode in bundled configured; do
+for mode in bundled nopython configured; do
   counts="$(tail -n 1 "$E2E_ARTIFACTS/vscode-e2e-$mode.txt")"
   p="$(sed -n 's/^\([0-9]*\) passed.*/\1/p' <<<"$counts")"
   f="$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$counts")"

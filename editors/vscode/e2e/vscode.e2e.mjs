@@ -21,11 +21,21 @@ import { chromium } from 'playwright-core';
 
 const CODE_SERVER = requireEnv('E2E_CODE_SERVER');
 const VSIX = requireEnv('E2E_VSIX');
-const MODE = process.env.E2E_MODE === 'bundled' ? 'bundled' : 'configured';
+const MODE = ['bundled', 'nopython'].includes(process.env.E2E_MODE) ? process.env.E2E_MODE : 'configured';
 const SERVER = MODE === 'configured' ? requireEnv('E2E_SERVER') : undefined;
-const RUNTIME = MODE === 'bundled' ? requireEnv('E2E_RUNTIME') : undefined;
-/** The PATH of code-server and so of the extension host: node, /usr/bin and /bin only. */
-const HOST_PATH = `${path.dirname(process.execPath)}:/usr/bin:/bin`;
+const RUNTIME = MODE !== 'configured' ? requireEnv('E2E_RUNTIME') : undefined;
+/**
+ * The PATH of code-server and so of the extension host: node, /usr/bin and /bin only; node alone
+ * for `nopython`, where the login shell's environment is not resolved either (VSCODE_CLI=1), so
+ * the extension host has no Python at all.
+ */
+const HOST_PATH = MODE === 'nopython' ? path.dirname(process.execPath) : `${path.dirname(process.execPath)}:/usr/bin:/bin`;
+/** Without any Python: the one message that says so. */
+const NOPYTHON_TESTS = new Set([
+  '0. nothing but the .vsix: no echoes-lsp on PATH or importable by python3',
+  '1. open a page with known defects',
+  '16. without any Python, one error says so with the fix',
+]);
 /** With the bundled server: the tests that prove it alone serves a vault. */
 const BUNDLED_TESTS = new Set([
   '0. nothing but the .vsix: no echoes-lsp on PATH or importable by python3',
@@ -177,7 +187,9 @@ const results = [];
 let currentPage;
 
 async function test(name, fn, { needs = [] } = {}) {
-  if (MODE === 'bundled' && !BUNDLED_TESTS.has(name)) {
+  const wanted =
+    MODE === 'bundled' ? BUNDLED_TESTS.has(name) : MODE === 'nopython' ? NOPYTHON_TESTS.has(name) : !name.startsWith('16.');
+  if (!wanted) {
     return;
   }
   const missing = needs.filter((dep) => !results.some((r) => r.name === dep && r.ok));
@@ -368,7 +380,14 @@ async function main() {
         // A minimal PATH, so that no echoes-lsp installed elsewhere on the machine is found.
         // A fresh HOME too: code-server gives the extension host its login shell's environment,
         // and a developer's shell profile (pyenv, a venv, pipx) must not lend it a server.
-        env: { ...process.env, HOME: home, PATH: HOST_PATH, PYTHONPATH: '', VIRTUAL_ENV: '' },
+        env: {
+          ...process.env,
+          HOME: home,
+          PATH: HOST_PATH,
+          PYTHONPATH: '',
+          VIRTUAL_ENV: '',
+          ...(MODE === 'nopython' ? { VSCODE_CLI: '1' } : {}),
+        },
       },
     );
     codeServer.stdout.on('data', (d) => (codeServerLog += d));
@@ -539,6 +558,32 @@ async function main() {
         );
       },
       { needs: ['4. Save through EchoesVault writes the buffer through the runtime'] },
+    );
+
+    await test(
+      '16. without any Python, one error says so with the fix',
+      async () => {
+        const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'no Python 3.9 or newer was found' });
+        await toast.first().waitFor({ timeout: 60000 });
+        const text = (await toast.first().innerText()).replace(/\s+/g, ' ');
+        for (const fix of ['install Python 3.9+', 'echoes.server.python', 'Restart language server']) {
+          if (!text.includes(fix)) {
+            throw new Error(`the message lacks "${fix}": ${text}`);
+          }
+        }
+        // Once: opening another page does not say it again (counted in the notification center,
+        // which keeps the notifications that toasts no longer show).
+        await wb.openFile('token-refresh.md');
+        await sleep(3000);
+        await wb.runCommand('Notifications: Show Notifications');
+        const entries = page.locator('.notifications-center .notification-list-item', { hasText: 'no Python 3.9 or newer was found' });
+        await entries.first().waitFor({ timeout: 10000 });
+        const count = await entries.count();
+        if (count !== 1) {
+          throw new Error(`the message was shown ${count} times`);
+        }
+      },
+      { needs: ['1. open a page with known defects'] },
     );
 
     await test(

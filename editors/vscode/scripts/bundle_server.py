@@ -4,7 +4,8 @@ installed with pip for the `.vsix` to carry (the layout Microsoft's Python tool 
     python3 scripts/bundle_server.py [--wheel dist/echoes_lsp-<version>-py3-none-any.whl]
 
 The dependencies come from `bundled/requirements.txt` (pinned, hash-checked, pure-Python wheels
-for Python 3.9 and newer); echoes-lsp itself from the given wheel, or built from this checkout.
+for Python 3.9 and newer); echoes-lsp itself from the given wheel, or one built from this
+checkout's sdist with `python -m build` (the `dev` extra).
 Their licences stay in each `*.dist-info`, and `bundled/libs/THIRD-PARTY-NOTICES.md` lists them.
 """
 
@@ -16,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import List
 
@@ -31,6 +33,14 @@ DROPPED_METADATA = ("RECORD", "INSTALLER", "REQUESTED", "direct_url.json")
 def pip(*args: str) -> None:
     command = [sys.executable, "-m", "pip", "--disable-pip-version-check", "install", *args]
     subprocess.run(command, check=True)
+
+
+def build_wheel(out: Path) -> Path:
+    """The wheel of this checkout, built from its sdist (as `make dist` does), so that no stale
+    `build/` folder of the checkout adds files."""
+    subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO)], check=True)
+    (wheel,) = out.glob("echoes_lsp-*-py3-none-any.whl")
+    return wheel
 
 
 def tidy(libs: Path) -> None:
@@ -105,7 +115,9 @@ def main(argv: List[str]) -> int:
         "-r",
         str(REQUIREMENTS),
     )
-    pip("--quiet", "--target", str(libs), "--no-deps", str(args.wheel or REPO))
+    with tempfile.TemporaryDirectory() as scratch:
+        wheel = args.wheel or build_wheel(Path(scratch))
+        pip("--quiet", "--target", str(libs), "--no-deps", str(wheel))
     tidy(libs)
     (libs / "THIRD-PARTY-NOTICES.md").write_text(notices(libs), encoding="utf-8")
     size = sum(p.stat().st_size for p in libs.rglob("*") if p.is_file())

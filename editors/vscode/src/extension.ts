@@ -127,6 +127,7 @@ function findBundle(context: vscode.ExtensionContext): Bundle | undefined {
 
 /** The part of the Python extension's API that gives the selected interpreter. */
 interface PythonExtensionApi {
+  ready?: Promise<void>;
   environments?: {
     getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
     resolveEnvironment(
@@ -151,6 +152,9 @@ async function pythonExtensionInterpreter(log: vscode.LogOutputChannel): Promise
   }
   try {
     const api = extension.isActive ? extension.exports : await withTimeout(extension.activate(), PYTHON_EXTENSION_TIMEOUT_MS);
+    if (api?.ready) {
+      await withTimeout(api.ready, PYTHON_EXTENSION_TIMEOUT_MS);
+    }
     const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
     const active = api?.environments?.getActiveEnvironmentPath(resource);
     if (active) {

@@ -14,6 +14,7 @@ export interface ServerSettings {
   secrets: { enabled: boolean };
   exclude: string[];
   agent: string;
+  index: { hydrateOnSave: boolean };
 }
 
 export const DEFAULTS = {
@@ -21,6 +22,7 @@ export const DEFAULTS = {
   debounce: 150,
   secretsEnabled: true,
   agent: 'echoes-lsp',
+  hydrateOnSave: true,
 } as const;
 
 /** Keys whose change needs the server to be restarted (the rest are sent as configuration). */
@@ -58,6 +60,7 @@ export function toServerSettings(read: SettingReader): ServerSettings {
   const exclude = read('exclude');
   const agent = read('agent');
   const secrets = read('secrets.enabled');
+  const hydrateOnSave = read('index.hydrateOnSave');
   const runtime: ServerSettings['runtime'] = {
     python: typeof python === 'string' ? python.trim() : '',
     timeout: positiveNumber(read('runtime.timeout'), DEFAULTS.runtimeTimeout),
@@ -71,6 +74,7 @@ export function toServerSettings(read: SettingReader): ServerSettings {
     secrets: { enabled: typeof secrets === 'boolean' ? secrets : DEFAULTS.secretsEnabled },
     exclude: Array.isArray(exclude) ? exclude.filter((g): g is string => typeof g === 'string' && g.length > 0) : [],
     agent: typeof agent === 'string' && agent.trim().length > 0 ? agent.trim() : DEFAULTS.agent,
+    index: { hydrateOnSave: typeof hydrateOnSave === 'boolean' ? hydrateOnSave : DEFAULTS.hydrateOnSave },
   };
 }
 

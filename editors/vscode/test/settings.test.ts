@@ -14,6 +14,7 @@ describe('toServerSettings', () => {
       secrets: { enabled: true },
       exclude: [],
       agent: 'echoes-lsp',
+      index: { hydrateOnSave: true },
     });
   });
 
@@ -27,6 +28,7 @@ describe('toServerSettings', () => {
         'secrets.enabled': false,
         exclude: ['drafts/**', 7, ''],
         agent: 'vscode',
+        'index.hydrateOnSave': false,
         'server.path': '/ignored',
       }),
     );
@@ -36,6 +38,7 @@ describe('toServerSettings', () => {
       secrets: { enabled: false },
       exclude: ['drafts/**'],
       agent: 'vscode',
+      index: { hydrateOnSave: false },
     });
   });
 
