@@ -389,10 +389,12 @@ async def converse(protocol: JsonRPCProtocol, read: Callable[[], Awaitable[bytes
                     data = item.data
                     if "method" in data and valid_id(data.get("id")):
                         conversation.send_error(data["id"], INTERNAL_ERROR, "internal error")
+            # One turn of the event loop after each message, as when each was read on its own:
+            # the tasks a message started (the vault's indexing after `initialized`) run before
+            # the next message of the same read is handled.
+            await asyncio.sleep(0)
         if not chunk:
             return 0
-        # Let the handlers this chunk started run before reading on.
-        await asyncio.sleep(0)
 
 
 def run_stdio(
