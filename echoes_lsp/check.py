@@ -356,22 +356,21 @@ def to_diagnostics(
                 if finding.related
                 else ()
             )
-            # positional, in field order: thousands are made for a large vault
             out.append(
                 Diagnostic(
-                    path,
-                    shown,
-                    finding.code,
-                    level,
-                    finding.message,
-                    finding.line,
-                    finding.start,
-                    finding.end_line,
-                    finding.end,
-                    related,
-                    fix_notes.get((path, finding.code)) if fix_notes else None,
-                    SEVERITY_RANK[level] >= fail_rank,
-                    no_fix.get((path, finding.code)) if no_fix else None,
+                    path=path,
+                    display=shown,
+                    code=finding.code,
+                    severity=level,
+                    message=finding.message,
+                    line=finding.line,
+                    start=finding.start,
+                    end_line=finding.end_line,
+                    end=finding.end,
+                    related=related,
+                    fix=fix_notes.get((path, finding.code)) if fix_notes else None,
+                    blocking=SEVERITY_RANK[level] >= fail_rank,
+                    no_fix=no_fix.get((path, finding.code)) if no_fix else None,
                 )
             )
     return out
@@ -518,7 +517,7 @@ def run(argv: Sequence[str], retain: bool = False) -> int:
 
             return watch(args, flags)
         # The model is built once and freed at exit: cyclic garbage collection would only
-        # re-scan the growing set of parsed pages (about 20% of a 10,000-page check).
+        # re-scan the growing set of parsed pages (`bench/check_bench.py --gc` shows the cost).
         gc.disable()
         try:
             return check(args, flags, RETAINED if retain else None)
@@ -624,6 +623,7 @@ def _diagnose_all(spaces: Sequence[Workspace], jobs: int = 0) -> int:
     progress = Progress(total, pages > PROGRESS_THRESHOLD and _stderr_tty())
     done = 0
     for space in spaces:
+        # several processes on a large vault: `bench/check_bench.py --jobs 1,0` shows the gain
         count = jobs or parallel.auto_jobs(len(space.vault.by_key))
         if progress.enabled and space.target.whole and count == 1:
             remaining = len(space.vault.pending)
