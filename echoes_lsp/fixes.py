@@ -110,7 +110,11 @@ def mark_deprecated(text: str) -> Optional[str]:
 
 def placeholder_summary(stem: str) -> str:
     """The summary text `insert_missing_fields` puts in for a page named `stem`."""
-    return f"{PLACEHOLDER} summary of {stem}." if stem else f"{PLACEHOLDER} one-line summary of this page."
+    return (
+        f"{PLACEHOLDER} summary of {stem}."
+        if stem
+        else f"{PLACEHOLDER} one-line summary of this page."
+    )
 
 
 def snippet_with_tab_stop(replacement: str, selected: str) -> Optional[str]:
