@@ -16,6 +16,7 @@ caching is enabled for the measured processes, as for an installed package.
 
     python bench/check_bench.py                  # 1k and 10k pages
     python bench/check_bench.py --sizes 10000 --runs 11 --json results.json
+    python bench/check_bench.py --sizes 10000 --whole-only --jobs 1,0 --gc   # what the tricks buy
 
 Benchmarks never fail on timing; targets are printed for comparison only.
 """
@@ -39,7 +40,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import vaultgen
@@ -58,6 +59,17 @@ def environment() -> Dict[str, str]:
 
 def command(*args: str) -> List[str]:
     return [sys.executable, "-m", "echoes_lsp", "check", *args]
+
+
+# `check` as above, with `gc.disable()` made a no-op: the cost of cyclic collection in `check`.
+GC_ON = (
+    "import gc, runpy, sys; gc.disable = lambda: None; "
+    "sys.argv = ['echoes-lsp', *sys.argv[1:]]; runpy.run_module('echoes_lsp', run_name='__main__')"
+)
+
+
+def command_with_gc(*args: str) -> List[str]:
+    return [sys.executable, "-c", GC_ON, "check", *args]
 
 
 def timed(args: List[str], cwd: Path, stdin: Optional[bytes] = None) -> Tuple[float, float]:
@@ -150,11 +162,26 @@ def p95(values: List[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def bench_size(pages: int, runs: int, interval: float) -> Dict[str, Dict[str, List[float]]]:
+def bench_size(
+    pages: int,
+    runs: int,
+    interval: float,
+    jobs: Sequence[int] = (),
+    with_gc: bool = False,
+    whole_only: bool = False,
+) -> Dict[str, Dict[str, List[float]]]:
     root = vaultgen.cached_vault(CACHE_DIR, pages)
     results: Dict[str, Dict[str, List[float]]] = {}
     wall, cpu = repeat(command("--format", "concise"), root, runs)
     results["whole vault"] = {"wall": wall, "cpu": cpu}
+    for count in jobs:  # 0 is the automatic choice, 1 a single process
+        wall, cpu = repeat(command("--format", "concise", "--jobs", str(count)), root, runs)
+        results[f"whole vault, --jobs {count}"] = {"wall": wall, "cpu": cpu}
+    if with_gc:
+        wall, cpu = repeat(command_with_gc("--format", "concise"), root, runs)
+        results["whole vault, gc enabled"] = {"wall": wall, "cpu": cpu}
+    if whole_only:
+        return results
     page = f"EchoesVault/pages/{vaultgen.page_stem(42)}.md"
     edited = (root / page).read_bytes() + b"\nSee [[no-such-page]] and [[topic-00001#Nowhere]].\n"
     wall, cpu = repeat(command("--format", "concise", "--stdin-filename", page), root, runs, edited)
@@ -175,9 +202,25 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated page counts")
     parser.add_argument("--runs", type=int, default=7, help="timed runs per case (default 7)")
     parser.add_argument("--poll-interval", type=float, default=0.3, help="watch mode interval")
+    parser.add_argument(
+        "--jobs",
+        default="",
+        help="also time the whole vault with these comma-separated --jobs values "
+        "(1 = one process, 0 = automatic): what the parallel check gains",
+    )
+    parser.add_argument(
+        "--gc",
+        action="store_true",
+        help="also time the whole vault with cyclic garbage collection left on: what "
+        "check's gc.disable() gains",
+    )
+    parser.add_argument(
+        "--whole-only", action="store_true", help="skip the stdin and watch measurements"
+    )
     parser.add_argument("--json", help="also write the raw timings to this file")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    jobs = [int(j) for j in args.jobs.split(",") if j.strip()]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"python {platform.python_version()} · {os.cpu_count()} CPUs · load {load:.2f} · "
@@ -185,7 +228,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     )
     raw: Dict[str, Dict[str, Dict[str, List[float]]]] = {}
     for pages in sizes:
-        raw[str(pages)] = bench_size(pages, args.runs, args.poll_interval)
+        raw[str(pages)] = bench_size(
+            pages, args.runs, args.poll_interval, jobs, args.gc, args.whole_only
+        )
         print(f"\n{pages} pages\n")
         print("| case | median (s) | p95 (s) | median CPU (s) | target (s) |")
         print("|---|---:|---:|---:|---:|")

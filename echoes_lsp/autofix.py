@@ -209,9 +209,10 @@ def _plan_index(vault: Vault, requested: Optional[str]) -> Optional[Plan]:
 
 
 def unified_diff(plan: Plan, display: str) -> str:
-    """`--diff` output for one plan, git-style headers, with end-of-file newline markers."""
-    old = plan.old.splitlines(keepends=True)
-    new = plan.new.splitlines(keepends=True)
+    """`--diff` output for one plan, git-style headers, with end-of-file newline markers.
+    Credential-shaped text is masked on both sides (same lengths, so the diff is unchanged)."""
+    old = rules.mask_secrets(plan.old).splitlines(keepends=True)
+    new = rules.mask_secrets(plan.new).splitlines(keepends=True)
     out = []
     for line in difflib.unified_diff(old, new, f"a/{display}", f"b/{display}"):
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")

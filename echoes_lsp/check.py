@@ -96,7 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="check the text on standard input as if it were the file PATH",
     )
     parser.add_argument(
-        "--fix", action="store_true", help="apply safe fixes (EV201, EV310, EV402) via the runtime"
+        "--fix",
+        action="store_true",
+        help=f"apply safe fixes ({', '.join(autofix.FIXABLE)}) via the runtime",
     )
     parser.add_argument(
         "--diff", action="store_true", help="show the fixes as a unified diff; write nothing"
@@ -353,22 +355,21 @@ def to_diagnostics(
                 if finding.related
                 else ()
             )
-            # positional, in field order: thousands are made for a large vault
             out.append(
                 Diagnostic(
-                    path,
-                    shown,
-                    finding.code,
-                    level,
-                    finding.message,
-                    finding.line,
-                    finding.start,
-                    finding.end_line,
-                    finding.end,
-                    related,
-                    fix_notes.get((path, finding.code)) if fix_notes else None,
-                    SEVERITY_RANK[level] >= fail_rank,
-                    no_fix.get((path, finding.code)) if no_fix else None,
+                    path=path,
+                    display=shown,
+                    code=finding.code,
+                    severity=level,
+                    message=finding.message,
+                    line=finding.line,
+                    start=finding.start,
+                    end_line=finding.end_line,
+                    end=finding.end,
+                    related=related,
+                    fix=fix_notes.get((path, finding.code)) if fix_notes else None,
+                    blocking=SEVERITY_RANK[level] >= fail_rank,
+                    no_fix=no_fix.get((path, finding.code)) if no_fix else None,
                 )
             )
     return out
@@ -577,6 +578,7 @@ def _diagnose_all(spaces: Sequence[Workspace], jobs: int = 0) -> int:
     progress = Progress(total, pages > PROGRESS_THRESHOLD and _stderr_tty())
     done = 0
     for space in spaces:
+        # several processes on a large vault: `bench/check_bench.py --jobs 1,0` shows the gain
         count = jobs or parallel.auto_jobs(len(space.vault.by_key))
         if progress.enabled and space.target.whole and count == 1:
             remaining = len(space.vault.pending)

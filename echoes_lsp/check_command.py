@@ -32,7 +32,7 @@ def run(argv: Sequence[str], retain: bool = False) -> int:
         if args.watch:
             return watch(args, flags)
         # The model is built once and freed at exit: cyclic garbage collection would only
-        # re-scan the growing set of parsed pages (about 20% of a 10,000-page check).
+        # re-scan the growing set of parsed pages (`bench/check_bench.py --gc` shows the cost).
         gc.disable()
         try:
             return check(args, flags, RETAINED if retain else None)

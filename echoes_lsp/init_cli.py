@@ -55,6 +55,7 @@ class Changes(NamedTuple):
     changed: List[str]
     folders: Set[str]  # which of them are folders
     conflicts: List[str]
+    invalid: List[str]  # pages that keep the runtime from building the index
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,7 +103,7 @@ def snapshot(root: str) -> Dict[str, str]:
 def compare(before: Dict[str, str], after: Dict[str, str]) -> Changes:
     created = sorted(p for p in after if p not in before)
     changed = sorted(p for p in after if p in before and before[p] != after[p])
-    return Changes(created, changed, {p for p, d in after.items() if d == "dir"}, [])
+    return Changes(created, changed, {p for p, d in after.items() if d == "dir"}, [], [])
 
 
 def _scratch_copy(root: str, scratch: str) -> None:
@@ -124,16 +125,25 @@ def run_init(root: str, dry_run: bool) -> Changes:
         before = snapshot(root)
         result = run(RuntimeCall(root), ["init"])
         changes = compare(before, snapshot(root))
-        return changes._replace(conflicts=_conflicts(result))
+        return changes._replace(conflicts=_conflicts(result), invalid=_invalid(result))
     scratch = tempfile.mkdtemp(prefix="echoes-init-")
     try:
         _scratch_copy(root, scratch)
         before = snapshot(scratch)
         result = run(RuntimeCall(scratch), ["init"])
         changes = compare(before, snapshot(scratch))
-        return changes._replace(conflicts=_conflicts(result))
+        return changes._replace(conflicts=_conflicts(result), invalid=_invalid(result))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _invalid(result: object) -> List[str]:
+    """The pages the runtime names as blocking the index (`indexRefresh.errors`)."""
+    refresh = result.get("indexRefresh") if isinstance(result, dict) else None
+    errors = refresh.get("errors") if isinstance(refresh, dict) else None
+    if not isinstance(errors, list):
+        return []
+    return [str(e.get("file")) for e in errors if isinstance(e, dict) and e.get("file")]
 
 
 def _conflicts(result: object) -> List[str]:
@@ -172,6 +182,14 @@ def render(changes: Changes, where: str, dry_run: bool) -> str:
     out.extend(lines or ["  nothing to do: the project is already set up and up to date"])
     for conflict in changes.conflicts:
         out.append(f"  {'kept':<12} {conflict}  (not written by EchoesVault: merge it by hand)")
+    if changes.invalid:
+        count = len(changes.invalid)
+        pages = "page is" if count == 1 else "pages are"
+        out.append(
+            f"\nThe index {'would not be' if dry_run else 'was not'} built: {count} {pages} "
+            f"invalid ({', '.join(changes.invalid[:3])}{' …' if count > 3 else ''}); "
+            "`echoes-lsp check` shows what to fix."
+        )
     if dry_run:
         if lines:
             out.append("\nRun `echoes-lsp init` to do it.")

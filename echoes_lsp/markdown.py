@@ -11,7 +11,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate, count
 from operator import add
-from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 # Each pattern begins with a literal (`[[`, a newline, `^`) so that the regex engine can skip
 # ahead with a fast search instead of trying every position: about 10x faster on large vaults.
@@ -85,13 +85,15 @@ class Structure:
     positions, and a page parsed by another process of a parallel check is read again only if
     one of its anchors is needed."""
 
-    __slots__ = ("_blocks", "_headings", "_links", "_source")
+    __slots__ = ("_blocks", "_headings", "_links", "_source", "grouped")
 
     def __init__(self, links: List[Link], headings: List[Heading], blocks: List[BlockId]) -> None:
         self._links = links
         self._headings = headings
         self._blocks = blocks
         self._source: Optional[Tuple[Union[str, Callable[[], str]], int]] = None
+        # the links grouped by the page key they name, per source key: filled by navigation
+        self.grouped: Optional[Dict[str, Dict[str, List[Link]]]] = None
 
     @classmethod
     def deferred(cls, text: Union[str, Callable[[], str]], first_line: int = 0) -> Structure:

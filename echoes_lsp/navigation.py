@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import os
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -336,26 +335,20 @@ def _matches(link: Link, subject: Subject) -> bool:
     return True
 
 
-_GROUPED: OrderedDict[Tuple[int, str], Tuple[Structure, Dict[str, List[Link]]]] = OrderedDict()
-GROUPED_LIMIT = 1 << 15
-
-
 def links_by_key(structure: Structure, source: Entry) -> Dict[str, List[Link]]:
-    """A file's page links grouped by the page key they name, kept while the structure lives
-    (a re-parse makes a new structure), so repeated reference queries touch only their links."""
-    cache_key = (id(structure), source.key if source.kind == PAGE else "")
-    cached = _GROUPED.get(cache_key)
-    if cached is not None and cached[0] is structure:
-        _GROUPED.move_to_end(cache_key)
-        return cached[1]
-    grouped: Dict[str, List[Link]] = {}
-    for link in structure.links:
-        key = link_key(link, source)
-        if key is not None:
-            grouped.setdefault(key, []).append(link)
-    _GROUPED[cache_key] = (structure, grouped)
-    if len(_GROUPED) > GROUPED_LIMIT:
-        _GROUPED.popitem(last=False)
+    """A file's page links grouped by the page key they name, kept on the structure (a re-parse
+    makes a new one), so repeated reference queries touch only their links."""
+    context = source.key if source.kind == PAGE else ""
+    if structure.grouped is None:
+        structure.grouped = {}
+    grouped = structure.grouped.get(context)
+    if grouped is None:
+        grouped = {}
+        for link in structure.links:
+            key = link_key(link, source)
+            if key is not None:
+                grouped.setdefault(key, []).append(link)
+        structure.grouped[context] = grouped
     return grouped
 
 

@@ -20,7 +20,8 @@ from .diagnose import Finding, diagnose, replacement
 from .runtime import echoes_vault as rules
 from .vault import INDEX, PAGE, PageFacts, Vault
 
-# Below this many pages the fork and the exchange cost more than they save.
+# Below this many pages the fork and the exchange cost more than they save (the gain above it:
+# `bench/check_bench.py --jobs 1,0`).
 MIN_PAGES = 2000
 MAX_JOBS = 8  # chosen automatically, at most
 MAX_EXPLICIT_JOBS = 64  # asked for with --jobs, at most

@@ -21,6 +21,7 @@ class RuntimeFailure(Exception):
     """The runtime refused or failed. `code` is the runtime's error kind when it gave one."""
 
     def __init__(self, message: str, code: str = "runtime", exit_code: Optional[int] = None):
+        message = rules.mask_secrets(message)  # an older runtime's stderr may quote anything
         super().__init__(message)
         self.message = message
         self.code = code

@@ -108,7 +108,6 @@ class Entry:
     text_hash: Optional[str] = None
     stamp: Optional[Tuple[int, int]] = None
     ascii: bool = True
-    _deprecated: Optional[Tuple[object, bool]] = None
 
     def __init__(self, path: str, rel: str, kind: str, symlink: bool = False) -> None:
         self.path = path
@@ -122,13 +121,7 @@ class Entry:
 
     @property
     def deprecated(self) -> bool:
-        info = self.info
-        if info is None:
-            return False
-        cached = self._deprecated
-        if cached is None or cached[0] is not info:  # computed once per parse
-            cached = self._deprecated = (info, info.deprecated)
-        return cached[1]
+        return self.info is not None and self.info.deprecated
 
     def face(self) -> Face:
         structure = self.structure

@@ -9,15 +9,7 @@ second half is the writer and its JSON command line.
 from __future__ import annotations
 
 import datetime
-from itertools import compress as _compress
-
-try:  # the built-in SHA-256 avoids loading OpenSSL, a measurable part of every runtime start
-    from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # pragma: no cover - depends on the CPython version
-    try:
-        from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
-    except ImportError:
-        from hashlib import sha256 as _sha256  # type: ignore[assignment,unused-ignore]
+import hashlib
 import json
 import os
 import re
@@ -25,22 +17,21 @@ import stat
 import sys
 import time
 import unicodedata
-
-# Annotations are never evaluated here, and importing `typing` is a measurable part of every start.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import (
-        Any,
-        Callable,
-        Dict,
-        Iterable,
-        Iterator,
-        List,
-        Optional,
-        Sequence,
-        Set,
-        Tuple,
-    )
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from itertools import compress as _compress
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
 PROTOCOL_VERSION = "1.0.0"
 ENGINE_VERSION = "1.5.0"
@@ -87,69 +78,26 @@ class EchoesError(Exception):
 # ---------------------------------------------------------------------------------------------
 
 
-class _Value:
-    """Value-object behaviour (equality and repr over `_fields`). Plain classes are used instead
-    of dataclasses because importing `dataclasses` is a measurable part of every runtime start;
-    each declares its fields as slots, as thousands are made when a large vault is read."""
-
-    __slots__ = ()
-    _fields: Tuple[str, ...] = ()
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self._fields)
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        return f"{type(self).__name__}({inner})"
-
-    __hash__ = None  # type: ignore[assignment]
+# Slotted where the language allows it (3.10+): a large vault's analysis holds hundreds of
+# thousands of these.
+_SLOTS: Dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
 
 
-class _FrozenValue(_Value):
-    __slots__ = ()
+@dataclass(frozen=True, **_SLOTS)
+class Problem:
+    """One rule violation. Lines are 0-based; columns count Unicode code points. An `end_line`
+    below 0 means the problem ends on its first line."""
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}")
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        return hash(tuple(getattr(self, name) for name in self._fields))
-
-    def _init(self, **values: object) -> None:
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-
-
-class Problem(_FrozenValue):
-    """One rule violation. Lines are 0-based; columns count Unicode code points."""
-
-    _fields = ("code", "message", "line", "start", "end_line", "end")
-    __slots__ = _fields
     code: str
     message: str
-    line: int
-    start: int
-    end_line: int
-    end: int
+    line: int = 0
+    start: int = 0
+    end_line: int = -1
+    end: int = 0
 
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        line: int = 0,
-        start: int = 0,
-        end_line: int = -1,
-        end: int = 0,
-    ) -> None:
-        self._init(
-            code=code,
-            message=message,
-            line=line,
-            start=start,
-            end_line=line if end_line < 0 else end_line,
-            end=end,
-        )
+    def __post_init__(self) -> None:
+        if self.end_line < 0:
+            object.__setattr__(self, "end_line", self.line)
 
     def describe(self) -> str:
         return f"{self.code} line {self.line + 1}: {self.message}"
@@ -163,48 +111,27 @@ KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?=\s|$)[ \t]*(.*)$")
 FENCE = "---"
 
 
-class Field(_Value):
+@dataclass(**_SLOTS)
+class Field:
     """One top-level frontmatter key with its raw inline value and any continuation lines."""
 
-    _fields = ("key", "raw", "line", "key_start", "value_start", "value_end", "continuation")
-    __slots__ = _fields
-
-    def __init__(
-        self,
-        key: str,
-        raw: str,
-        line: int,
-        key_start: int,
-        value_start: int,
-        value_end: int,
-        continuation: Optional[List[int]] = None,
-    ) -> None:
-        self.key = key
-        self.raw = raw
-        self.line = line
-        self.key_start = key_start
-        self.value_start = value_start
-        self.value_end = value_end
-        self.continuation: List[int] = [] if continuation is None else continuation
+    key: str
+    raw: str
+    line: int
+    key_start: int
+    value_start: int
+    value_end: int
+    continuation: List[int] = dataclass_field(default_factory=list)
 
 
-class Frontmatter(_Value):
+@dataclass(**_SLOTS)
+class Frontmatter:
     """Where the block is and what it holds. `close_line` is None when the block never closes."""
 
-    _fields = ("open_line", "close_line", "fields", "problems")
-    __slots__ = _fields
-
-    def __init__(
-        self,
-        open_line: int,
-        close_line: Optional[int],
-        fields: Dict[str, Field],
-        problems: List[Problem],
-    ) -> None:
-        self.open_line = open_line
-        self.close_line = close_line
-        self.fields = fields
-        self.problems = problems
+    open_line: int
+    close_line: Optional[int]
+    fields: Dict[str, Field]
+    problems: List[Problem]
 
     @property
     def body_line(self) -> int:
@@ -394,27 +321,16 @@ def has_conflict_markers(text: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-class PageInfo(_Value):
+@dataclass(**_SLOTS)
+class PageInfo:
     """The protocol view of one page's text."""
 
-    _fields = ("frontmatter", "type", "stack", "status", "summary", "problems")
-    __slots__ = _fields
-
-    def __init__(
-        self,
-        frontmatter: Optional[Frontmatter],
-        type: Optional[str],
-        stack: Optional[str],
-        status: Optional[str],
-        summary: Optional[str],
-        problems: List[Problem],
-    ) -> None:
-        self.frontmatter = frontmatter
-        self.type = type
-        self.stack = stack
-        self.status = status
-        self.summary = summary
-        self.problems = problems
+    frontmatter: Optional[Frontmatter]
+    type: Optional[str]
+    stack: Optional[str]
+    status: Optional[str]
+    summary: Optional[str]
+    problems: List[Problem]
 
     @property
     def valid(self) -> bool:
@@ -739,7 +655,7 @@ def parse_index_rows(text: str) -> List[Tuple[str, str, int]]:
 
 def text_sha256(text: str) -> str:
     """SHA-256 of the UTF-8 encoding of decoded, newline-normalized text."""
-    return _sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def normalize_newlines(text: str) -> str:
@@ -849,6 +765,14 @@ _AWS_SECRET = r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
 _MIXED_KINDS = ("API key (sk-)", "Discord bot token", "AWS secret access key")
 
 
+def _labelled_gate(text: str) -> bool:
+    """Whether a labelled AWS secret or Heroku key can be present: both labels match in any
+    case, and two substring tests of the lower-cased text are far cheaper than a case-blind
+    regular expression over all of it."""
+    lowered = text.lower()
+    return "heroku" in lowered or ("secret" in lowered and "access" in lowered)
+
+
 # Gates in front of the patterns. Each names a character that every match of its kinds contains,
 # looked for first (a single-character search runs at memory speed, and most texts lack most of
 # these characters), then one search that every match of its kinds also satisfies. A kind's
@@ -889,16 +813,8 @@ _SECRET_GATES: Tuple[Tuple[str, Callable[[str], object], Tuple[str, ...]], ...] 
     ("V", lambda text: "PRIVATE KEY" in text, ("private key",)),
     ("A", re.compile(r"A(?:KIA|SIA|BIA|CCA|Iza)").search, ("AWS access key ID", "Google API key")),
     ("=", lambda text: "AccountKey=" in text, ("Azure storage account key",)),
-    (
-        "=",
-        re.compile(r"(?i)secret_?access_?key|heroku").search,
-        ("AWS secret access key", "Heroku API key"),
-    ),
-    (
-        ":",
-        re.compile(r"(?i)secret_?access_?key|heroku").search,
-        ("AWS secret access key", "Heroku API key"),
-    ),
+    ("=", _labelled_gate, ("AWS secret access key", "Heroku API key")),
+    (":", _labelled_gate, ("AWS secret access key", "Heroku API key")),
     ("G", lambda text: "SG." in text, ("SendGrid API key",)),
     (".", re.compile(r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}").search, ("Discord bot token",)),
     (":", lambda text: ":AA" in text, ("Telegram bot token",)),
@@ -907,18 +823,14 @@ _SECRET_GATES: Tuple[Tuple[str, Callable[[str], object], Tuple[str, ...]], ...] 
 )
 
 
-class SecretHit(_FrozenValue):
+@dataclass(frozen=True, **_SLOTS)
+class SecretHit:
     """Where a credential-shaped string is (0-based line, code-point columns); never its value."""
 
-    _fields = ("kind", "line", "start", "end")
-    __slots__ = _fields
     kind: str
     line: int
     start: int
     end: int
-
-    def __init__(self, kind: str, line: int, start: int, end: int) -> None:
-        self._init(kind=kind, line=line, start=start, end=end)
 
 
 # Documentation placeholders are not credentials: AWS's `AKIAIOSFODNN7EXAMPLE`, `ghp_xxxx…`,
@@ -1095,7 +1007,6 @@ CACHE_VERSION = 3
 # A file changed this recently may change again within the clock granularity without altering
 # its size or timestamps, so the cache never trusts (or stores) it.
 CACHE_RACY_NS = 2_000_000_000
-PARALLEL_STAT_MIN = 2000
 
 MARKER: Dict[str, Any] = {
     "schemaVersion": MARKER_SCHEMA_VERSION,
@@ -1402,15 +1313,21 @@ class NotRegularFile(OSError):
 
 
 def read_bytes(
-    path: str, size_hint: int = 65536, info: Optional[Any] = None, limit: Optional[int] = None
+    path: str,
+    size_hint: int = 65536,
+    info: Optional[Any] = None,
+    limit: Optional[int] = None,
+    regular: bool = False,
 ) -> bytes:
     """A whole regular file (at most `limit` + 1 bytes) through one descriptor. The one safe
     reader: anything but a regular file is refused before it is opened (from `info`, the
-    caller's `lstat`, or a new one), and the open itself neither follows a symbolic link nor
-    blocks (a FIFO swapped in meanwhile is refused by `fstat`)."""
-    mode = (info if info is not None else os.lstat(path)).st_mode
-    if not stat.S_ISREG(mode):
-        raise NotRegularFile(0, f"is {file_kind(mode)}, not a regular file", path)
+    caller's `lstat`, or a new one; `regular` when the caller's directory listing already said
+    so), and the open neither follows a symbolic link nor blocks; `fstat` then refuses a FIFO
+    or device swapped in meanwhile (a device such as /dev/zero would never end)."""
+    if not regular:
+        mode = (info if info is not None else os.lstat(path)).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(0, f"is {file_kind(mode)}, not a regular file", path)
     fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY)
     try:
         mode = os.fstat(fd).st_mode
@@ -2069,16 +1986,14 @@ def state_view(ws: Workspace, stats: Dict[str, int]) -> Dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 
 
+@dataclass(**_SLOTS)
 class FileStamp:
     """The parts of a page's `lstat` the cache keeps, standing in for it for unchanged pages."""
 
-    __slots__ = ("st_ctime_ns", "st_ino", "st_mtime_ns", "st_size")
-
-    def __init__(self, mtime_ns: int, ctime_ns: int, size: int, inode: int) -> None:
-        self.st_mtime_ns = mtime_ns
-        self.st_ctime_ns = ctime_ns
-        self.st_size = size
-        self.st_ino = inode
+    st_mtime_ns: int
+    st_ctime_ns: int
+    st_size: int
+    st_ino: int
 
 
 class PageRecord:
@@ -2250,57 +2165,9 @@ class IndexCache:
         return record
 
     def unchanged(self, directory: str, present: Set[str]) -> List[int]:
-        """Entries, in cache order, whose file in `directory` still has the cached stamp. The
-        `lstat` of every page is most of a large vault's write command, so from
-        PARALLEL_STAT_MIN entries on, a forked child checks the first half while this process
-        checks the second (whatever goes wrong in the child, this process checks its half)."""
+        """Entries, in cache order, whose file in `directory` still has the cached stamp."""
         todo = [at for at, name in enumerate(self.names) if name in present]
-        flags = None
-        if len(todo) >= PARALLEL_STAT_MIN and can_fork() and usable_cpus() > 1:
-            flags = self._matches_in_two(directory, todo)
-        if flags is None:
-            flags = self._matches(directory, todo)
-        return list(_compress(todo, flags))
-
-    def _matches_in_two(self, directory: str, todo: List[int]) -> Optional[bytearray]:
-        """`_matches` of the first half in a forked child, of the second here; None when no
-        child could be started."""
-        half = len(todo) // 2
-        try:
-            read_end, write_end = os.pipe()
-        except OSError:
-            return None
-        try:
-            child = os.fork()
-        except OSError:
-            os.close(read_end)
-            os.close(write_end)
-            return None
-        if child == 0:  # pragma: no cover - the child's coverage is not collected
-            status = 1
-            try:
-                os.close(read_end)
-                view = memoryview(self._matches(directory, todo[:half]))
-                while view:
-                    view = view[os.write(write_end, view) :]
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(write_end)
-        mine = self._matches(directory, todo[half:])
-        theirs = bytearray()
-        try:
-            while True:
-                chunk = os.read(read_end, 65536)
-                if not chunk:
-                    break
-                theirs += chunk
-        finally:
-            os.close(read_end)
-        _pid, status = os.waitpid(child, 0)
-        if status != 0 or len(theirs) != half:
-            theirs = self._matches(directory, todo[:half])
-        return theirs + mine
+        return list(_compress(todo, self._matches(directory, todo)))
 
     def _matches(self, directory: str, positions: Sequence[int]) -> bytearray:
         """One byte per entry: 1 when its file still has the cached stamp."""
@@ -2742,7 +2609,7 @@ def refresh_index(
         return result
     data = text.encode("utf-8")
     if digest:
-        result["sha256"] = _sha256(data).hexdigest()
+        result["sha256"] = hashlib.sha256(data).hexdigest()
     if write:
         changed = write_managed(ws, f"{VAULT_DIR}/{INDEX_NAME}", data)
         result["status"] = "rebuilt" if changed else "unchanged"
@@ -3967,7 +3834,7 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
         issue("index-orphan", f"index lists [[{stem}]] but the page does not exist", index_rel)
     for stem in missing_rows:
         issue("index-missing-entry", f"page [[{stem}]] is missing from the index", index_rel)
-    expected_sha = _sha256(expected.encode("utf-8")).hexdigest() if expected else None
+    expected_sha = hashlib.sha256(expected.encode("utf-8")).hexdigest() if expected else None
     refresh: Dict[str, Any] = {
         "rebuilt": False,  # status is read-only: it never rebuilds (reference key)
         "migratedSummaries": [],
@@ -4761,7 +4628,7 @@ def cmd_start(ctx: Context, args: Any) -> str:
     for _key, path in reversed(chosen):
         out.append(f"<!-- {ws.rel(path)} -->")
         try:
-            body = normalize_newlines(read_bytes(path).decode("utf-8", "replace"))
+            body = normalize_newlines(read_bytes(path, regular=True).decode("utf-8", "replace"))
         except OSError as error:
             body = f"_Unreadable: {error.strerror}_"
         out += [body.rstrip("\n"), ""]
@@ -4800,7 +4667,7 @@ def cmd_search(ctx: Context, args: Any) -> Dict[str, Any]:
     for name in names:
         path = os.path.join(ws.pages, name)
         try:
-            data = read_bytes(path)
+            data = read_bytes(path, regular=True)  # the listing above saw a regular file
         except OSError:
             continue
         if ascii_needle is not None and data.isascii():
@@ -5199,7 +5066,7 @@ def read_end_journal(ws: Workspace) -> Optional[Dict[str, Any]]:
     if info is None or not stat.S_ISREG(info.st_mode):
         return None
     try:
-        journal = json.loads(read_bytes(path, info.st_size).decode("utf-8"))
+        journal = json.loads(read_bytes(path, info.st_size, info).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return {"format": None}
     if not isinstance(journal, dict) or journal.get("format") != JOURNAL_FORMAT:

@@ -94,3 +94,20 @@ def test_init_refuses_a_path_that_is_not_a_folder(tmp_path: Path) -> None:
     process = echoes("init", "nowhere", cwd=tmp_path)
     assert process.returncode == 2
     assert process.stderr == "echoes-lsp init: error: nowhere: not a folder\n"
+
+
+def test_init_says_when_invalid_pages_block_the_index(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    pages = root / "EchoesVault" / "pages"
+    pages.mkdir(parents=True)
+    (pages / "bad.md").write_text("# no frontmatter\n", encoding="utf-8")
+    dry = echoes("init", "--dry-run", cwd=root)
+    assert (
+        "The index would not be built: 1 page is invalid (EchoesVault/pages/bad.md); "
+        "`echoes-lsp check` shows what to fix."
+    ) in dry.stdout
+    real = echoes("init", cwd=root)
+    assert real.returncode == 0, real.stderr
+    assert "The index was not built: 1 page is invalid (EchoesVault/pages/bad.md)" in real.stdout
+    (pages / "bad.md").unlink()
+    assert "The index" not in echoes("init", "--dry-run", cwd=root).stdout

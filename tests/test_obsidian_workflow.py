@@ -97,6 +97,9 @@ async def start(client: LanguageClient, workspace: Path, watching: bool) -> None
                 capabilities=caps,
                 root_uri=workspace.as_uri(),
                 workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="vault")],
+                # With a watcher the server's own 10-s safety poll is turned off, so only the
+                # `didChangeWatchedFiles` events sent below can make the change known in time.
+                initialization_options={"watch": {"pollInterval": 0}} if watching else None,
             )
         ),
         WAIT,
@@ -149,7 +152,7 @@ async def test_server_reports_the_effect_of_an_obsidian_edit(
     changed = rename_heading(workspace)
     registered = [r.method for r in client.registrations]  # type: ignore[attr-defined]
     if watching:
-        # The editor's file watcher reports the change; the server does not poll then.
+        # The editor's file watcher reports the change (the server's poll is off here).
         client.workspace_did_change_watched_files(
             types.DidChangeWatchedFilesParams(
                 changes=[types.FileEvent(uri=changed.as_uri(), type=types.FileChangeType.Changed)]

@@ -24,9 +24,12 @@ def test_text_output_matches_snapshot(workspace: Path) -> None:
     process = run_check(cwd=workspace)
     assert process.returncode == 1
     text = normalise(process.stdout)
-    if os.environ.get("UPDATE_SNAPSHOTS"):
+    expected = SNAPSHOT.read_text(encoding="utf-8")
+    if text != expected and os.environ.get("UPDATE_SNAPSHOTS"):
+        # Rewriting is never a pass: the run fails, and the new snapshot is reviewed in the diff.
         SNAPSHOT.write_text(text, encoding="utf-8")
-    assert text == SNAPSHOT.read_text(encoding="utf-8")
+        pytest.fail(f"{SNAPSHOT.name} rewritten; review it and run again without UPDATE_SNAPSHOTS")
+    assert text == expected
     assert "\x1b[" not in process.stdout
 
 

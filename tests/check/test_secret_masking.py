@@ -71,3 +71,11 @@ def test_stdin_buffer_is_masked_too(clean_workspace: Path) -> None:
             "--stdin-filename", "EchoesVault/pages/draft.md", cwd=clean_workspace, stdin=buffer
         ).stdout
     )
+
+
+def test_diff_previews_mask_the_value(clean_workspace: Path) -> None:
+    """`--diff` shows the index a fix would write; a summary written by hand may hold a token."""
+    write_page(clean_workspace / "EchoesVault", "creds", f"Deploy key {TOKEN} for CI.")
+    process = run_check("--diff", cwd=clean_workspace)
+    assert "+- [[creds]]: Deploy key " + "*" * len(TOKEN) + " for CI." in process.stdout
+    assert TOKEN not in process.stdout + process.stderr

@@ -208,6 +208,15 @@ def codes(items: List[types.Diagnostic]) -> List[str]:
     return sorted(str(d.code) for d in items)
 
 
+def poll_off(options: Optional[dict]) -> dict:
+    """`options` with the server's own disk poll turned off (unless they set one): a change made
+    on disk is then known only through the `didChangeWatchedFiles` events a test sends, so a
+    server that ignores them fails instead of being rescued by its poll."""
+    if options is not None and isinstance(options.get("echoes"), dict):
+        return {**options, "echoes": {"watch": {"pollInterval": 0}, **options["echoes"]}}
+    return {"watch": {"pollInterval": 0}, **(options or {})}
+
+
 async def start_session(
     lsp_client: LanguageClient, workspace: Path, kind: str, options: Optional[dict] = None
 ) -> Session:
@@ -217,7 +226,7 @@ async def start_session(
                 capabilities=capabilities(kind),
                 root_uri=uri(workspace),
                 workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="vault")],
-                initialization_options=options,
+                initialization_options=poll_off(options),
             )
         ),
         WAIT,

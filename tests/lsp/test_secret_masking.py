@@ -114,3 +114,22 @@ def test_the_log_formatter_masks_any_record() -> None:
     record = logging.LogRecord("pygls", logging.DEBUG, __file__, 1, "body %s", (KEYS,), None)
     line = MaskingFormatter(logging.BASIC_FORMAT).format(record)
     assert TOKEN not in line and "*" * len(TOKEN) in line
+
+
+def test_a_runtime_failure_never_carries_the_value(tmp_path: Path) -> None:
+    """An older project runtime may print anything on stderr; the server's error carries it masked
+    (it reaches the editor as the error of a command, and its notifications)."""
+    from echoes_lsp.runtime_client import RuntimeCall, RuntimeFailure, run
+
+    runtime = tmp_path / ".echoes-vault" / "echoes_vault.py"
+    runtime.parent.mkdir()
+    runtime.write_text(
+        "import sys\nsys.stderr.write('Traceback: token " + TOKEN + " rejected\\n')\nsys.exit(1)\n"
+    )
+    try:
+        run(RuntimeCall(str(tmp_path)), ["append", "--payload", "-"], {"entry": "- x"})
+    except RuntimeFailure as failure:
+        assert TOKEN not in failure.message and TOKEN not in str(failure)
+        assert "*" * len(TOKEN) in failure.message
+    else:
+        raise AssertionError("the runtime failed, so must the call")

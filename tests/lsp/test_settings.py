@@ -49,9 +49,10 @@ async def test_secret_scanning_can_be_turned_off(
 ) -> None:
     client = bare_client
     session = await start(client, workspace, {"echoes": {"secrets": {"enabled": False}}})
-    document = session.open(session.page("keys.md"))
-    await asyncio.sleep(0.3)
-    assert "EV600" not in codes(await session.diagnostics(document))
+    # A broken link shows that the page was analysed; the secret must not be reported with it.
+    document = session.open(session.page("keys.md"), SECRET_PAGE + "\n[[nowhere]]\n")
+    items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
+    assert "EV600" not in codes(items)
 
 
 async def test_secrets_are_reported_without_echoing_the_value(
@@ -95,8 +96,11 @@ async def test_workspace_configuration_is_read(
     client.set_configuration({"diagnostics": {"severity": {"EV302": "off"}}}, section="echoes")
     session = await start(client, workspace, None)
     document = session.open(session.page("auth.md"))
-    await asyncio.sleep(0.5)
-    items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
+    # The configuration arrives by a round trip after `initialized`: wait for its effect (a server
+    # that never reads it times out here).
+    items = await session.diagnostics(
+        document, lambda d: "EV300" in codes(d) and "EV302" not in codes(d)
+    )
     assert "EV302" not in codes(items)
     # A configuration change is picked up without restarting.
     client.set_configuration({"diagnostics": {"severity": {"EV300": "off"}}}, section="echoes")
@@ -119,7 +123,13 @@ async def test_runtime_interpreter_and_timeout_settings(
     bare_client.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings=None)
     )
-    await asyncio.sleep(0.3)
-    with pytest.raises(JsonRpcException) as slow:
-        await session.command("echoes.status", {})
+    # The new configuration is pulled by a round trip: retry until the old interpreter is gone.
+    deadline = asyncio.get_event_loop().time() + WAIT
+    while True:
+        with pytest.raises(JsonRpcException) as slow:
+            await session.command("echoes.status", {})
+        if "cannot start the runtime" not in str(slow.value):
+            break
+        assert asyncio.get_event_loop().time() < deadline, "the new settings were never applied"
+        await asyncio.sleep(0.05)
     assert "did not answer within" in str(slow.value)

@@ -750,7 +750,12 @@ function scenarios.watch()
   step('open auth-architecture.md')
   local bufnr, client = open_page('auth-architecture.md')
   report.watched_files_dynamic = vim.tbl_get(client.capabilities, 'workspace', 'didChangeWatchedFiles', 'dynamicRegistration') or false
-  sleep(500)
+  if report.watched_files_dynamic then
+    -- the server registers its watcher right after `initialized`: wait for it, not for a time
+    wait_for('the file watcher registration', function()
+      return client.dynamic_capabilities:get('workspace/didChangeWatchedFiles')
+    end)
+  end
   report.registered = client.dynamic_capabilities:get('workspace/didChangeWatchedFiles') ~= nil
   report.before = diagnostics(bufnr)
   step('delete database-access.md on disk')

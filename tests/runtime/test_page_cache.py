@@ -228,65 +228,42 @@ def test_a_collision_among_cached_pages_is_never_joined(
     assert text is None and "EV501" in errors[0]["problems"][0]
 
 
-def large_cached_vault(tmp_path: Path) -> Tuple[Any, Path, int]:
+def test_a_large_cache_sees_changes_anywhere_among_its_stamps(
+    no_racy_window: None, tmp_path: Path
+) -> None:
+    """Every entry's stamp is compared: changes at both ends and a removal are all found."""
     ws = make_workspace(tmp_path)
     pages = tmp_path / "EchoesVault" / "pages"
-    count = ev.PARALLEL_STAT_MIN + 10
+    count = 2500
     for number in range(count):
         (pages / f"p{number:05}.md").write_text(page(f"S {number}."), encoding="utf-8")
     cache = ev.IndexCache(ws)
     ev.scan_pages(ws, cache)
     cache.save(force=True)
-    return ws, pages, count
-
-
-def test_the_parallel_stamp_check_sees_changes_in_both_halves(
-    no_racy_window: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """From PARALLEL_STAT_MIN entries a forked child checks the first half of the stamps."""
-    ws, pages, count = large_cached_vault(tmp_path)
-    forks = counted_forks(monkeypatch)
     changed = ["p00003.md", f"p{count - 4:05}.md"]
     for name in changed:
         write(pages / name, page("Changed outside."))
     (pages / "p00010.md").unlink()
 
     warm = ev.scan_pages(ws, ev.IndexCache(ws))
-    assert forks == ([1] if ev.can_fork() and ev.usable_cpus() > 1 else [])
     assert sorted(r.name for r in warm.fresh) == changed
     assert len(warm.hits) == count - 3
     assert warm.index_build() == cold(ws, [])[:2]
 
 
-def counted_forks(monkeypatch: pytest.MonkeyPatch) -> List[int]:
-    forks: List[int] = []
-    real = os.fork
-
-    def counting() -> int:
-        forks.append(1)
-        return real()
-
-    monkeypatch.setattr(ev.os, "fork", counting)
-    return forks
-
-
-def test_no_fork_while_other_threads_run(
-    no_racy_window: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A program that imports the runtime may run threads, and forking one is unsafe."""
-    ws, pages, count = large_cached_vault(tmp_path)
-    write(pages / "p00001.md", page("Changed outside."))
-    forks = counted_forks(monkeypatch)
+def test_no_fork_is_allowed_while_other_threads_run() -> None:
+    """A program that imports the runtime may run threads, and forking one is unsafe (the
+    parallel `check` asks before it forks)."""
+    alone = ev.can_fork()
     stop = threading.Event()
     worker = threading.Thread(target=stop.wait)
     worker.start()
     try:
-        warm = ev.scan_pages(ws, ev.IndexCache(ws))
+        assert not ev.can_fork()
     finally:
         stop.set()
         worker.join()
-    assert forks == []
-    assert len(warm.hits) == count - 1 and [r.name for r in warm.fresh] == ["p00001.md"]
+    assert ev.can_fork() == alone
 
 
 def test_the_joined_index_orders_shared_prefixes_by_file_name(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -180,10 +179,19 @@ def assert_clean(process: subprocess.CompletedProcess) -> None:
         assert error["ok"] is False and error["code"] != "internal", error
 
 
+def assert_still_inspectable(root: Path) -> None:
+    """Whatever the random input did, the vault still answers `inspect` and `status`."""
+    for command in (["inspect"], ["status"]):
+        process = run(root, command)
+        assert process.returncode == 0, (command, process.stderr)
+        assert json.loads(process.stdout)["ok"] is True
+
+
 @SUBPROCESS
 @given(st.lists(tokens, max_size=6))
 def test_random_arguments_never_produce_a_traceback(fuzz_vault: Path, args: List[str]) -> None:
     assert_clean(run(fuzz_vault, args, stdin=b"{}"))
+    assert_still_inspectable(fuzz_vault)
 
 
 @SUBPROCESS
@@ -195,15 +203,11 @@ def test_random_payloads_never_produce_a_traceback(
         ["--confirm-explicit-user-end"] if command == "end" else []
     )
     assert_clean(run(fuzz_vault, args, stdin=json.dumps(payload).encode("utf-8")))
+    assert_still_inspectable(fuzz_vault)
 
 
 @SUBPROCESS
 @given(st.binary(max_size=200))
 def test_random_payload_bytes_never_produce_a_traceback(fuzz_vault: Path, data: bytes) -> None:
     assert_clean(run(fuzz_vault, ["upsert", "--payload", "-"], stdin=data))
-
-
-def test_fuzz_vault_is_still_inspectable(fuzz_vault: Path) -> None:
-    process = run(fuzz_vault, ["status"])
-    assert_clean(process)
-    assert os.path.isdir(fuzz_vault / "EchoesVault")
+    assert_still_inspectable(fuzz_vault)

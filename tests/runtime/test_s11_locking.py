@@ -171,8 +171,10 @@ def test_s11_1_read_only_commands_never_create_the_lock(rt: Runtime, vault: Path
         ("search", "x"),
         ("status", "--format", "card"),
     ):
-        rt.run(*command, env=base_env(ECHOES_VAULT_LOCK_TIMEOUT="0"))
-    rt.fail("hash", "missing", code="not-found")
+        # with the lock held and no wait allowed, a command that tried to take it would fail
+        result = rt.run(*command, env=base_env(ECHOES_VAULT_LOCK_TIMEOUT="0"))
+        assert result.code == 0, (command, result.stderr)
+    rt.fail("hash", "missing", code="not-found", env=base_env(ECHOES_VAULT_LOCK_TIMEOUT="0"))
     assert snapshot(vault) == before
 
 

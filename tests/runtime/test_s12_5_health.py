@@ -48,8 +48,9 @@ def test_s12_5_status_is_strictly_read_only(rt: Runtime, vault: Path) -> None:
         ("status", "--format", "card"),
         ("inspect", "--format", "card"),
     ):
-        rt.run(*args)
-        rt.run(*args, bundled=True)
+        for bundled in (False, True):
+            result = rt.run(*args, bundled=bundled)
+            assert result.code == 0 and "attention" in result.stdout, (args, bundled, result)
     assert snapshot(vault) == before
 
 
