@@ -265,10 +265,19 @@ def completion_item(
     )
 
 
-def complete(ls: EchoesServer, params: types.CompletionParams) -> Optional[types.CompletionList]:
+async def complete(
+    ls: EchoesServer, params: types.CompletionParams
+) -> Optional[types.CompletionList]:
     doc = load(ls, params.text_document.uri)
     if doc is None:
         return None
+    if not doc.folder.loaded.is_set():
+        # Names and summaries come from the whole vault: right after start-up, wait for its
+        # parse, then read the buffer again, as it may have changed meanwhile.
+        await ready(doc.folder)
+        doc = load(ls, params.text_document.uri)
+        if doc is None:
+            return None
     where = cursor(ls, doc, params.position)
     if where is None:
         return None
