@@ -810,7 +810,8 @@ _SECRET_GATES: Tuple[Tuple[str, Callable[[str], object], Tuple[str, ...]], ...] 
         ),
     ),
     ("/", lambda text: "://" in text, ("credential URI", "Slack webhook")),
-    ("J", lambda text: "eyJ" in text, ("JSON Web Token",)),
+    # a one-character literal search, then a look-behind: faster than `"eyJ" in text`
+    ("J", re.compile(r"J(?<=eyJ)").search, ("JSON Web Token",)),
     ("V", lambda text: "PRIVATE KEY" in text, ("private key",)),
     ("A", re.compile(r"A(?:KIA|SIA|BIA|CCA|Iza)").search, ("AWS access key ID", "Google API key")),
     ("=", lambda text: "AccountKey=" in text, ("Azure storage account key",)),
