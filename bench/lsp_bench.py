@@ -152,7 +152,8 @@ class Bench:
         )
         await asyncio.wait_for(event.wait(), 60)
 
-    def rss_mb(self) -> Optional[float]:
+    def rss_mb(self, field: str = "VmRSS") -> Optional[float]:
+        """The server's resident memory now (VmRSS) or at its peak (VmHWM), from /proc."""
         process = getattr(self.client, "_server", None)
         if process is None:
             return None
@@ -161,7 +162,7 @@ class Bench:
         except OSError:
             return None
         for line in status.splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
         return None
 
@@ -255,6 +256,7 @@ async def steady_state(workspace: Path, repeat: int) -> Dict[str, Any]:
         )
     results["workspaceSymbols"] = symbols
     results["rssMB"] = bench.rss_mb()
+    results["peakMB"] = bench.rss_mb("VmHWM")
     await bench.stop()
     return results
 
@@ -283,8 +285,9 @@ async def run(
         print(row(f"references ({steady['referenceCount']} backlinks)", steady["references"]))
         print(row("didChange → diagnostics (no debounce)", steady["didChange"]))
         print(row("workspace symbols", steady["workspaceSymbols"]))
-        rss = steady["rssMB"]
-        print(f"\nResident memory after indexing: {rss:.0f} MB" if rss else "")
+        rss, peak = steady["rssMB"], steady["peakMB"]
+        if rss and peak:
+            print(f"\nResident memory after indexing: {rss:.0f} MB (peak {peak:.0f} MB)")
         sys.stdout.flush()
     if json_path:
         # Samples in milliseconds, memory in MB: the data `docs/_ext/bench_plots.py` draws.

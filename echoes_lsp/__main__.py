@@ -59,7 +59,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
         return serve(rest)
     if command == "check":
-        from .check import run
+        from .check_command import run
 
         if argv is not None:
             return run(rest)

@@ -8,7 +8,6 @@ when no readable vault was found.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 import time
@@ -16,7 +15,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 from . import autofix, parallel
 from .codes import SEVERITY_RANK
-from .config import FAIL_LEVELS, CheckConfig, ConfigError, check_selectors, resolve, split_list
+from .config import FAIL_LEVELS, CheckConfig, check_selectors, resolve, split_list
 from .diagnose import Finding, Policy, apply_policy, is_checked, marker_finding
 from .report import (
     Diagnostic,
@@ -36,7 +35,7 @@ from .report import (
 )
 from .runtime import echoes_vault as rules
 from .runtime_client import RuntimeCall
-from .vault import Vault, find_workspace, read_text
+from .vault import Vault, decode_text, find_workspace, read_text
 
 FORMATS = ("text", "json", "sarif", "github", "concise")
 PROGRESS_THRESHOLD = 1000
@@ -465,16 +464,7 @@ def _flags(args: argparse.Namespace) -> Dict[str, object]:
 
 
 def _read_stdin() -> Tuple[Optional[str], Optional[str]]:
-    data = sys.stdin.buffer.read()
-    if b"\x00" in data:
-        return None, "is a binary file (contains NUL bytes), not UTF-8 text"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return None, f"is not valid UTF-8 (byte {error.start})"
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return rules.normalize_newlines(text), None
+    return decode_text(sys.stdin.buffer.read())
 
 
 def _validate(args: argparse.Namespace) -> None:
@@ -494,41 +484,6 @@ def _validate(args: argparse.Namespace) -> None:
         )
     if not 0.05 <= args.poll_interval <= 60:
         raise UsageError("--poll-interval must be between 0.05 and 60 seconds")
-
-
-# Vault models of the checks made by this process, when the caller exits right after the report:
-# freeing a large model object by object takes longer than writing the report, so the process
-# lets them go all at once when it ends (`__main__` exits without tearing objects down).
-RETAINED: List[object] = []
-
-
-def run(argv: Sequence[str], retain: bool = False) -> int:
-    """`echoes-lsp check ARGV`; its exit code. With `retain`, the models stay in RETAINED."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(list(argv))
-    except SystemExit as exit_:
-        return int(exit_.code) if isinstance(exit_.code, int) else EXIT_USAGE
-    try:
-        _validate(args)
-        flags = _flags(args)
-        if args.watch:
-            from .watch import watch
-
-            return watch(args, flags)
-        # The model is built once and freed at exit: cyclic garbage collection would only
-        # re-scan the growing set of parsed pages (`bench/check_bench.py --gc` shows the cost).
-        gc.disable()
-        try:
-            return check(args, flags, RETAINED if retain else None)
-        finally:
-            gc.enable()
-    except (UsageError, ConfigError) as error:
-        sys.stderr.write(f"echoes-lsp check: error: {error}\n")
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        sys.stderr.write("echoes-lsp check: interrupted\n")
-        return 130
 
 
 def check(
@@ -703,7 +658,3 @@ def _stderr_tty() -> bool:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-def main() -> int:  # pragma: no cover - convenience entry point
-    return run(sys.argv[1:])

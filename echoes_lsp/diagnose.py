@@ -5,6 +5,7 @@ The server and `echoes-lsp check` both call `diagnose`, so they report the same 
 
 from __future__ import annotations
 
+import heapq
 import os
 from functools import lru_cache
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
@@ -81,10 +82,6 @@ class Policy(NamedTuple):
         if self.ignore and matches(code, self.ignore):
             return False
         return self.level(code) != "off"
-
-    def at_least(self, code: str, threshold: str) -> bool:
-        level = self.level(code)
-        return level != "off" and SEVERITY_RANK[level] >= SEVERITY_RANK[threshold]
 
 
 def _whole_line(code: str, message: str, line: int = 0, length: int = 0) -> Finding:
@@ -451,6 +448,42 @@ def apply_policy(findings: Sequence[Finding], policy: Policy) -> List[Tuple[Find
                 finding = finding._replace(message=message)
             decided.append((finding, level))
     return decided
+
+
+DEFAULT_LIMIT = 1000
+
+
+def cap(decided: Sequence[Tuple[Finding, str]], limit: int) -> List[Tuple[Finding, str]]:
+    """At most `limit` findings for one document, the most severe first; the rest become one
+    summary finding at the first of them, so an editor never receives a flood (a page of
+    200,000 broken links would otherwise send 200,000 diagnostics). `limit` 0 keeps all."""
+    if limit <= 0 or len(decided) <= limit:
+        return list(decided)
+    # nsmallest, not a sort of every finding: its loop lets a worker thread give way to the
+    # event loop (bench/large_page_bench.py), and it equals sorted(...)[:limit].
+    kept = heapq.nsmallest(
+        limit, decided, key=lambda item: (-SEVERITY_RANK[item[1]], item[0].line, item[0].start)
+    )
+    chosen = {id(item) for item in kept}
+    hidden = [item for item in decided if id(item) not in chosen]
+    counts: Dict[str, int] = {}
+    for finding, _level in hidden:
+        counts[finding.code] = counts.get(finding.code, 0) + 1
+    first = min(hidden, key=lambda item: (item[0].line, item[0].start))[0]
+    code = max(counts, key=lambda name: (counts[name], name))
+    by_code = ", ".join(f"{name} ×{counts[name]:,}" for name in sorted(counts))
+    summary = Finding(
+        code,
+        f"{len(hidden):,} more diagnostics in this document are not shown ({by_code}); "
+        f"the limit is echoes.diagnostics.maxPerDocument = {limit:,}",
+        first.line,
+        first.start,
+        first.end_line,
+        first.end,
+    )
+    kept.sort(key=lambda item: (item[0].line, item[0].start, item[0].code))
+    kept.append((summary, max((lvl for _f, lvl in hidden), key=SEVERITY_RANK.__getitem__)))
+    return kept
 
 
 @lru_cache(maxsize=1024)

@@ -6,7 +6,6 @@ callers save the result through the runtime with a hash check.
 
 from __future__ import annotations
 
-import json
 from typing import List, NamedTuple, Optional, Tuple
 
 from .runtime import echoes_vault as rules
@@ -233,10 +232,3 @@ def minimal_edit(old: str, new: str) -> Tuple[int, int, int, int, str]:
     line1 = old.count("\n", 0, old_end)
     col1 = old_end - (old.rfind("\n", 0, old_end) + 1)
     return line0, 0, line1, col1, new[prefix : len(new) - suffix]
-
-
-def payload_json(filename: str, content: str, expected: Optional[str]) -> str:
-    data = {"filename": filename, "content": content}
-    if expected:
-        data["expectedSha256"] = expected
-    return json.dumps(data, ensure_ascii=False)

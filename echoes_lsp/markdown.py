@@ -85,13 +85,14 @@ class Structure:
     positions, and a page parsed by another process of a parallel check is read again only if
     one of its anchors is needed."""
 
-    __slots__ = ("_blocks", "_headings", "_links", "_source", "grouped")
+    __slots__ = ("_blocks", "_headings", "_links", "_partial", "_source", "grouped")
 
     def __init__(self, links: List[Link], headings: List[Heading], blocks: List[BlockId]) -> None:
         self._links = links
         self._headings = headings
         self._blocks = blocks
         self._source: Optional[Tuple[Union[str, Callable[[], str]], int]] = None
+        self._partial = False
         # the links grouped by the page key they name, per source key: filled by navigation
         self.grouped: Optional[Dict[str, Dict[str, List[Link]]]] = None
 
@@ -99,6 +100,23 @@ class Structure:
     def deferred(cls, text: Union[str, Callable[[], str]], first_line: int = 0) -> Structure:
         structure = cls([], [], [])
         structure._source = (text, first_line)
+        return structure
+
+    @classmethod
+    def links_later(
+        cls,
+        headings: List[Heading],
+        blocks: List[BlockId],
+        reader: Callable[[], str],
+        first_line: int = 0,
+    ) -> Structure:
+        """Headings and block ids known, links read again from `reader` when first asked for.
+        The server keeps closed files this way: their links, most of the memory of a large
+        vault, are needed only for a few of them (references, renames), and the text read
+        to find them is not kept."""
+        structure = cls([], headings, blocks)
+        structure._source = (reader, first_line)
+        structure._partial = True
         return structure
 
     def _pending(self) -> Optional[Tuple[str, int]]:
@@ -109,14 +127,17 @@ class Structure:
         text, first_line = source
         if not isinstance(text, str):
             text = text()
-            self._source = (text, first_line)
+            if not self._partial:
+                self._source = (text, first_line)
         return text, first_line
 
     def _resolve(self) -> None:
         source = self._pending()
         if source is not None:
             full = scan(*source)
-            self._links, self._headings, self._blocks = full.links, full.headings, full.blocks
+            self._links = full.links
+            if not self._partial:
+                self._headings, self._blocks = full.headings, full.blocks
             self._source = None
 
     @property
@@ -126,12 +147,14 @@ class Structure:
 
     @property
     def headings(self) -> List[Heading]:
-        self._resolve()
+        if not self._partial:
+            self._resolve()
         return self._headings
 
     @property
     def blocks(self) -> List[BlockId]:
-        self._resolve()
+        if not self._partial:
+            self._resolve()
         return self._blocks
 
     def link_targets(self) -> Optional[List[str]]:

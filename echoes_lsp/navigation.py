@@ -63,7 +63,7 @@ def text_structure(text: str, is_page: bool) -> Structure:
 def structure_for(vault: Vault, path: str, text: Optional[str]) -> Optional[Structure]:
     """The structure of `path` as `text` (the buffer) has it; the model's when they agree."""
     entry = vault.entry(path)
-    is_page = entry.kind == PAGE if entry is not None else _looks_like_page(vault, path)
+    is_page = vault.is_page(path)
     if text is None:
         return entry.structure if entry is not None else None
     if entry is not None and entry.structure is not None:
@@ -79,11 +79,6 @@ def structure_for(vault: Vault, path: str, text: Optional[str]) -> Optional[Stru
     if entry is not None and entry.kind not in (PAGE, DAILY, LEGACY_DAILY):
         return Structure([], [], [])
     return text_structure(text, is_page)
-
-
-def _looks_like_page(vault: Vault, path: str) -> bool:
-    rel = vault.rel(path)
-    return bool(rel and rel.startswith(rules.PAGES_DIR + "/") and rel.count("/") == 1)
 
 
 def link_at(structure: Structure, line: int, column: int) -> Optional[Link]:
@@ -252,7 +247,7 @@ def page_summary_markdown(vault: Vault, page: Entry) -> str:
             parts.append(f"> ⚠️ **Deprecated.** Use [[{found.stem}]] instead.")
         else:
             parts.append("> ⚠️ **Deprecated.** It names no replacement page.")
-    preview = _preview(page.preview)
+    preview = _preview(vault.preview(page))
     if preview:
         parts.append("---\n\n" + "\n".join(preview))
     return "\n\n".join(parts)

@@ -186,9 +186,6 @@ class Style:
     def bold(self, text: str) -> str:
         return self.paint(text, "1")
 
-    def dim(self, text: str) -> str:
-        return self.paint(text, "2")
-
     def gutter(self, text: str) -> str:
         return self.paint(text, "34")
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .codes import CODES, SEVERITIES
-from .diagnose import Policy
+from .diagnose import DEFAULT_LIMIT, Policy
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,7 @@ class Settings:
     exclude: Tuple[str, ...] = ()
     agent: str = "echoes-lsp"
     poll_interval: float = 2.0
+    max_per_document: int = DEFAULT_LIMIT
     hydrate_on_save: bool = True
     errors: Tuple[str, ...] = field(default=(), compare=False)
 
@@ -138,6 +139,15 @@ def parse_settings(raw: Any, base: Optional[Settings] = None) -> Settings:
         else:
             errors.append("echoes.watch.pollInterval must be seconds between 0 and 3600 (0 = off)")
 
+    limit = _get(data, "diagnostics.maxPerDocument")
+    if limit is not None:
+        if isinstance(limit, int) and not isinstance(limit, bool) and 0 <= limit <= 1_000_000:
+            changes["max_per_document"] = limit
+        else:
+            errors.append(
+                "echoes.diagnostics.maxPerDocument must be a whole number from 0 (no limit) "
+                "to 1000000"
+            )
     hydrate = _get(data, "index.hydrateOnSave")
     if hydrate is not None:
         if isinstance(hydrate, bool):

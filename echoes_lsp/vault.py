@@ -12,8 +12,8 @@ import fnmatch
 import json
 import os
 import re
-import stat
-from functools import lru_cache
+import sys
+from functools import lru_cache, partial
 from typing import (
     Any,
     Callable,
@@ -32,6 +32,8 @@ from .markdown import Structure, has_deprecated_callout, heading_key, scan
 from .runtime import echoes_vault as rules
 
 MAX_PARSE_BYTES = 16 * 1024 * 1024
+# A file linking to more distinct pages than this keeps its link counts (see `Entry.counts`).
+LARGE_LINK_KEYS = 1000
 DAILY_LEGACY = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 PREVIEW_LINES = 6
 
@@ -61,7 +63,7 @@ def classify(rel: str) -> str:
         return OTHER_MD if is_md else OTHER
     top = parts[0]
     if top == rules.PAGES_DIR:
-        return PAGE if len(parts) == 2 and rules.is_page_file(name) else STRAY
+        return PAGE if rules.is_page_path(rel) else STRAY
     if top == rules.DAILY_DIR:
         if len(parts) == 2 and DAILY_LEGACY.match(name):
             return LEGACY_DAILY
@@ -109,6 +111,11 @@ class Entry:
     text_hash: Optional[str] = None
     stamp: Optional[Tuple[int, int]] = None
     ascii: bool = True
+    # Page keys and counts of the links of a file with very many (see `LARGE_LINK_KEYS`), so
+    # that an edit changes the backlink index by the difference instead of twice over.
+    counts: Optional[Dict[str, int]] = None
+    # The page keys a closed file links to, one per link (a tuple is a third of a dict's size).
+    linked: Tuple[str, ...] = ()
 
     def __init__(self, path: str, rel: str, kind: str, symlink: bool = False) -> None:
         self.path = path
@@ -171,10 +178,11 @@ class Marker(NamedTuple):
         return self.present and self.problem is None
 
 
-def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
-    """Decoded, newline-normalized text, or an error sentence for EV401. The runtime's safe
-    reader opens it: FIFOs, sockets and devices are never opened (`lstat` first, then a
-    non-blocking open that does not follow links)."""
+def read_bytes(path: str) -> Tuple[Optional[bytes], Optional[str]]:
+    """The bytes of a vault file, or an error sentence for EV401. Every read of a vault file by
+    the server and `check` comes here, and from here to the runtime's safe reader: FIFOs,
+    sockets and devices are never opened (`lstat` first, then a non-blocking open that does not
+    follow links), and a file over MAX_PARSE_BYTES is not read whole."""
     try:
         data = rules.read_bytes(path, limit=MAX_PARSE_BYTES)
     except rules.NotRegularFile as error:
@@ -183,6 +191,12 @@ def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
         return None, f"cannot be read: {error.strerror or error}"
     if len(data) > MAX_PARSE_BYTES:
         return None, f"is larger than {MAX_PARSE_BYTES // (1024 * 1024)} MiB and is not analysed"
+    return data, None
+
+
+def decode_text(data: bytes) -> Tuple[Optional[str], Optional[str]]:
+    """Text as the engine analyses it (UTF-8, without a byte-order mark, newlines normalized), or
+    an error sentence for EV401: the one decoder for files and standard input."""
     if b"\x00" in data:
         return None, "is a binary file (contains NUL bytes), not UTF-8 text"
     try:
@@ -194,6 +208,115 @@ def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
     return rules.normalize_newlines(text), None
 
 
+def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
+    """Decoded, newline-normalized text of a vault file, or an error sentence for EV401."""
+    data, error = read_bytes(path)
+    if data is None:
+        return None, error
+    return decode_text(data)
+
+
+class Analysis(NamedTuple):
+    """What parsing one text finds, made from the text alone: a large document is analysed
+    in a worker thread and the result installed in the model on the event loop."""
+
+    text_hash: str
+    ascii: bool
+    secrets: Sequence[rules.SecretHit]
+    info: Optional[rules.PageInfo]
+    structure: Optional[Structure]
+    callout: bool
+    preview: Tuple[str, ...]
+    title: Optional[str]
+    conflicts: Sequence[rules.Problem]
+    counts: Dict[str, int]
+
+
+class Prepared(NamedTuple):
+    """An analysis, and the change to the backlink index it makes against the link counts
+    (`base`) the file had when the analysis began."""
+
+    analysis: Analysis
+    base: Optional[Dict[str, int]]
+    delta: Optional[Dict[str, int]]
+
+
+def analyse(kind: str, key: str, text: str) -> Analysis:
+    """Parse the text of a vault file of this kind (and page key). Pure: safe in a thread."""
+    secrets = rules.find_secrets(text)
+    info: Optional[rules.PageInfo] = None
+    structure: Optional[Structure] = None
+    callout = False
+    preview: Tuple[str, ...] = ()
+    title: Optional[str] = None
+    conflicts: Sequence[rules.Problem] = []
+    if kind == PAGE:
+        info = rules.analyze_page(text)
+        body = info.body_line
+        structure = scan(text, body)
+        lines = text.split("\n")
+        callout = has_deprecated_callout(lines, body)
+        preview = tuple(lines[body : body + PREVIEW_LINES + 2])
+        title = next((h.text for h in structure.headings if h.level == 1), None)
+    else:
+        if rules.may_hold_conflict_markers(text):
+            conflicts = rules.find_conflict_markers(text.split("\n"))
+        if kind in (DAILY, LEGACY_DAILY):
+            structure = scan(text)
+    return Analysis(
+        rules.text_sha256(text),
+        text.isascii(),
+        secrets,
+        info,
+        structure,
+        callout,
+        preview,
+        title,
+        conflicts,
+        count_links(structure, key),
+    )
+
+
+def prepare(kind: str, key: str, text: str, base: Optional[Dict[str, int]]) -> Prepared:
+    """`analyse`, plus the backlink change against `base`. Pure: safe in a thread."""
+    analysis = analyse(kind, key, text)
+    delta = None if base is None else count_delta(base, analysis.counts)
+    return Prepared(analysis, base, delta)
+
+
+def count_delta(before: Dict[str, int], after: Dict[str, int]) -> Dict[str, int]:
+    delta = {key: count - before.get(key, 0) for key, count in after.items()}
+    delta.update((key, -count) for key, count in before.items() if key not in after)
+    return {key: change for key, change in delta.items() if change}
+
+
+def count_links(structure: Optional[Structure], own_key: str) -> Dict[str, int]:
+    """Page keys a file links to, with counts (one `page_key` call per distinct target); a
+    link to a heading of the file itself counts for `own_key`."""
+    counts: Dict[str, int] = {}
+    if structure is None:
+        return counts
+    keys: Dict[str, str] = {}
+    for link in structure.links:
+        if link.is_asset:
+            continue
+        stem = link.page_stem
+        key = keys.get(stem)
+        if key is None:
+            key = keys[stem] = sys.intern(key_of(stem)) if stem else own_key
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def _disk_text(path: str) -> str:
+    return read_text(path)[0] or ""
+
+
+def _disk_reader(path: str) -> Callable[[], str]:
+    # A partial is one small object; a closure is a function and a cell (10 MB at 50,000 pages).
+    return partial(_disk_text, path)
+
+
 @lru_cache(maxsize=1 << 16)
 def key_of(stem: str) -> str:
     """`page_key` of a link target, memoized: the same targets recur across a vault."""
@@ -202,13 +325,15 @@ def key_of(stem: str) -> str:
 
 def read_marker(vault_root: str) -> Marker:
     path = os.path.join(vault_root, rules.MARKER_NAME)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            raw = handle.read()
-    except FileNotFoundError:
+    if not os.path.exists(path):
         return Marker(False, None, "marker `.echoes-vault.json` is missing")
-    except (OSError, UnicodeDecodeError) as error:
-        return Marker(True, None, f"marker cannot be read: {error}")
+    data, error = read_bytes(path)
+    if data is None:
+        return Marker(True, None, f"marker {error}")
+    try:
+        raw = rules.normalize_newlines(data.decode("utf-8"))
+    except UnicodeDecodeError as problem:
+        return Marker(True, None, f"marker is not valid UTF-8 (byte {problem.start})")
     line = next((i for i, text in enumerate(raw.split("\n")) if "protocolVersion" in text), 0)
     try:
         data = json.loads(raw)
@@ -233,7 +358,6 @@ class Vault:
         self,
         workspace: str,
         exclude: Iterable[str] = (),
-        overlay_reader: Optional[Callable[[str], Optional[str]]] = None,
         *,
         lean: bool = False,
     ) -> None:
@@ -249,7 +373,6 @@ class Vault:
         self.assets: Dict[str, List[str]] = {}
         self.overlays: Dict[str, str] = {}
         self.marker = Marker(False, None, None)
-        self.root_symlink = False
         self.pending: Set[str] = set()
         # paths the walk found unreadable or not regular (see `Entry.special`), until registered
         self.special_files: Dict[str, str] = {}
@@ -274,10 +397,28 @@ class Vault:
 
     # -- discovery ------------------------------------------------------------------------------
 
-    def excluded(self, rel: str) -> bool:
-        if any(part.startswith(".") for part in rel.split("/")[:-1]):
+    def hides(self, rel: str) -> bool:
+        """The exclusion rule for one step of a path: a dot file or folder (`.obsidian/`, editor
+        swap files; the marker at the vault root excepted), or a match of an `exclude` pattern.
+        `walk` applies it to each file and folder on the way down."""
+        if rel.startswith(".", rel.rfind("/") + 1) and rel != rules.MARKER_NAME:
             return True
-        return any(fnmatch.fnmatch(rel, pattern) for pattern in self.exclude)
+        return bool(self.exclude) and any(fnmatch.fnmatch(rel, pattern) for pattern in self.exclude)
+
+    def excluded(self, rel: str) -> bool:
+        """Whether the model leaves out this vault-relative path: `hides` holds for it or for a
+        folder above it (so a file event and a scan of the disk agree)."""
+        end = rel.find("/")
+        while end != -1:
+            if self.hides(rel[:end]):
+                return True
+            end = rel.find("/", end + 1)
+        return self.hides(rel)
+
+    def is_page(self, path: str) -> bool:
+        """Whether `path` is, or would be once written, a knowledge page of this vault."""
+        rel = self.rel(path)
+        return rel is not None and rules.is_page_path(rel)
 
     def rel(self, path: str) -> Optional[str]:
         """Vault-relative path with `/`, or None when outside the vault."""
@@ -286,10 +427,12 @@ class Vault:
             return None
         return os.path.relpath(absolute, self.root).replace(os.sep, "/")
 
-    def walk(self) -> Iterator[Tuple[str, str, bool]]:
-        """(path, rel, is_symlink) of every vault file; dot-folders and excludes skipped."""
-        stack: List[Tuple[str, str]] = [(self.root, "")]
-        patterns = self.exclude
+    def walk(self, top: Optional[str] = None) -> Iterator[Tuple[str, str, bool]]:
+        """(path, rel, is_symlink) of every file in the vault (or in its folder `top`) that is
+        not `excluded`."""
+        start = self.root if top is None else top
+        prefix = "" if top is None else (self.rel(top) or "") + "/"
+        stack: List[Tuple[str, str]] = [(start, prefix)]
         while stack:
             directory, prefix = stack.pop()
             try:
@@ -303,11 +446,8 @@ class Vault:
                 continue
             with iterator:
                 for item in iterator:
-                    name = item.name
-                    if name[0] == "." and name != rules.MARKER_NAME:
-                        continue
-                    rel = prefix + name
-                    if patterns and any(fnmatch.fnmatch(rel, pattern) for pattern in patterns):
+                    rel = prefix + item.name
+                    if self.hides(rel):
                         continue
                     try:
                         if item.is_symlink():
@@ -333,7 +473,6 @@ class Vault:
         self.assets.clear()
         self.pending.clear()
         self._changed()
-        self.root_symlink = os.path.islink(self.root)
         self.marker = read_marker(self.root)
         if not os.path.isdir(self.root):
             return
@@ -426,9 +565,18 @@ class Vault:
         entry.parsed = False
         self.ensure(entry)
 
-    def _parse(self, entry: Entry, text: Optional[str]) -> None:
+    def _parse(
+        self, entry: Entry, text: Optional[str], prepared: Optional[Prepared] = None
+    ) -> None:
         self._changed(entry.path)
-        if not self.lean:
+        # A prepared analysis carries the backlink change against the counts it started from;
+        # when the file was parsed again meanwhile, its links are unlinked and linked in full.
+        delta = (
+            prepared.delta
+            if prepared is not None and entry.parsed and prepared.base is entry.counts
+            else None
+        )
+        if not self.lean and delta is None:
             self._unlink(entry)
         entry.parsed = True
         entry.adopted = False
@@ -446,67 +594,93 @@ class Vault:
         if text is None:
             entry.text_hash = None
             return
-        entry.text_hash = None if self.lean else rules.text_sha256(text)
+        if not self.lean:
+            found = (
+                prepared.analysis if prepared is not None else analyse(entry.kind, entry.key, text)
+            )
+            entry.text_hash = found.text_hash
+            entry.ascii = found.ascii
+            entry.secrets = found.secrets
+            entry.info = found.info
+            entry.structure = found.structure
+            entry.callout = found.callout
+            entry.preview = found.preview
+            entry.title = found.title
+            entry.conflicts = found.conflicts
+            if delta is not None:
+                self._shift(entry.path, delta)
+            else:
+                self._shift(entry.path, found.counts)
+            entry.counts = found.counts if len(found.counts) > LARGE_LINK_KEYS else None
+            if entry.path not in self.overlays:
+                entry.preview = ()  # read again from the disk when shown (see `preview`)
+            structure = found.structure
+            if structure is not None and structure.links and entry.path not in self.overlays:
+                # A closed file keeps its link keys, not its links (see Structure.links_later).
+                if entry.counts is None:
+                    entry.linked = tuple(
+                        key for key, count in found.counts.items() for _ in range(count)
+                    )
+                entry.structure = Structure.links_later(
+                    structure.headings,
+                    structure.blocks,
+                    _disk_reader(entry.path),
+                    found.info.body_line if found.info is not None else 0,
+                )
+            return
+        entry.text_hash = None
         entry.ascii = text.isascii()
         entry.secrets = rules.find_secrets(text)
         if entry.kind == PAGE:
             entry.info = rules.analyze_page(text)
             body = entry.info.body_line
-            if self.lean:
-                # A batch check scans a page only when one of its links may need a diagnostic
-                # or another page links to one of its anchors; it shows no previews or titles,
-                # and reads the callout of deprecated pages only.
-                entry.structure = Structure.deferred(text, body)
-                entry.callout = entry.deprecated and has_deprecated_callout(
-                    text.split("\n", body + 12)[: body + 12], body
-                )
-                return
-            entry.structure = scan(text, body)
-            lines = text.split("\n")
-            entry.callout = has_deprecated_callout(lines, body)
-            entry.preview = tuple(lines[body : body + PREVIEW_LINES + 2])
-            entry.title = next((h.text for h in entry.structure.headings if h.level == 1), None)
+            # A batch check scans a page only when one of its links may need a diagnostic or
+            # another page links to one of its anchors; it shows no previews or titles, and
+            # reads the callout of deprecated pages only.
+            entry.structure = Structure.deferred(text, body)
+            entry.callout = entry.deprecated and has_deprecated_callout(
+                text.split("\n", body + 12)[: body + 12], body
+            )
         else:
             if rules.may_hold_conflict_markers(text):
                 entry.conflicts = rules.find_conflict_markers(text.split("\n"))
             if entry.kind in (DAILY, LEGACY_DAILY):
                 # a batch check locates a daily entry's links only when one needs a diagnostic
-                entry.structure = Structure.deferred(text) if self.lean else scan(text)
-        if not self.lean:
-            self._link(entry)
+                entry.structure = Structure.deferred(text)
 
     @staticmethod
     def link_keys(entry: Entry) -> Dict[str, int]:
-        """Page keys this file links to, with counts (one `page_key` call per distinct target)."""
-        counts: Dict[str, int] = {}
-        if entry.structure is None:
+        """Page keys this file links to, with counts."""
+        if entry.counts is not None:
+            return entry.counts
+        if entry.linked:
+            counts: Dict[str, int] = {}
+            for key in entry.linked:
+                counts[key] = counts.get(key, 0) + 1
             return counts
-        keys: Dict[str, str] = {}
-        for link in entry.structure.links:
-            if link.is_asset:
-                continue
-            stem = link.page_stem
-            key = keys.get(stem)
-            if key is None:
-                key = keys[stem] = key_of(stem) if stem else entry.key
-            counts[key] = counts.get(key, 0) + 1
-        return counts
+        return count_links(entry.structure, entry.key)
 
-    def _link(self, entry: Entry) -> None:
-        for key, count in self.link_keys(entry).items():
-            sources = self.backlinks.setdefault(key, {})
-            sources[entry.path] = sources.get(entry.path, 0) + count
+    def _shift(self, path: str, changes: Dict[str, int]) -> None:
+        """Add these link counts of one file to the backlink index (negative: remove)."""
+        backlinks = self.backlinks
+        for key, change in changes.items():
+            sources = backlinks.get(key)
+            if sources is None:
+                if change <= 0:
+                    continue
+                sources = backlinks[key] = {}
+            count = sources.get(path, 0) + change
+            if count > 0:
+                sources[path] = count
+            else:
+                sources.pop(path, None)
+                if not sources:
+                    del backlinks[key]
 
     def _unlink(self, entry: Entry) -> None:
-        for key, count in self.link_keys(entry).items():
-            sources = self.backlinks.get(key)
-            if not sources or entry.path not in sources:
-                continue
-            sources[entry.path] -= count
-            if sources[entry.path] <= 0:
-                del sources[entry.path]
-            if not sources:
-                del self.backlinks[key]
+        self._shift(entry.path, {key: -count for key, count in self.link_keys(entry).items()})
+        entry.counts = None
+        entry.linked = ()
 
     # -- updates --------------------------------------------------------------------------------
 
@@ -519,8 +693,19 @@ class Vault:
     def _changed_keys(self, key: str, before: Optional[Face]) -> Set[str]:
         return {key} if key and self._face(key) != before else set()
 
-    def update(self, path: str, text: Optional[str] = None) -> Set[str]:
-        """A file was created or changed (from disk when `text` is None). Returns changed keys."""
+    def describe(self, path: str) -> Optional[Tuple[str, str]]:
+        """The kind and page key a file of the vault has (None outside it or excluded)."""
+        rel = self.rel(path)
+        if rel is None or rel == "." or self.excluded(rel):
+            return None
+        kind = classify(rel)
+        return kind, rules.page_key(rules.nfc(rel.split("/")[-1][:-3])) if kind == PAGE else ""
+
+    def update(
+        self, path: str, text: Optional[str] = None, prepared: Optional[Prepared] = None
+    ) -> Set[str]:
+        """A file was created or changed (from disk when `text` is None). Returns changed keys.
+        `prepared`, when given, is the analysis of `text` (made by `prepare`)."""
         path = os.path.abspath(path)
         if text is None:
             text = self.overlays.get(path)
@@ -544,20 +729,23 @@ class Vault:
             entry = self._register(path, rel, symlink)
             if not entry.parsed:
                 self.pending.discard(path)
-                self._parse(entry, text)
+                self._parse(entry, text, prepared)
             return self._changed_keys(key, before) if key else set()
         if entry.kind not in READ_KINDS or entry.symlink:
             return set()
         before = self._face(entry.key) if entry.key else None
-        self._parse(entry, text)
+        self._parse(entry, text, prepared)
         return self._changed_keys(entry.key, before)
 
     def _add_tree(self, directory: str) -> Set[str]:
         changed: Set[str] = set()
-        for root, dirs, files in os.walk(directory):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
-            for name in files:
-                changed |= self.update(os.path.join(root, name))
+        for path, rel, symlink in self.walk(directory):
+            if path in self.special_files and os.path.isdir(path):
+                # A folder that cannot be listed is reported as found, never walked again.
+                if path not in self.entries:
+                    self._register(path, rel, symlink)
+                continue
+            changed |= self.update(path)
         return changed
 
     def remove(self, path: str) -> Set[str]:
@@ -597,10 +785,10 @@ class Vault:
     def rename(self, old: str, new: str) -> Set[str]:
         return self.remove(old) | self.update(new)
 
-    def open(self, path: str, text: str) -> Set[str]:
+    def open(self, path: str, text: str, prepared: Optional[Prepared] = None) -> Set[str]:
         path = os.path.abspath(path)
         self.overlays[path] = text
-        return self.update(path, text)
+        return self.update(path, text, prepared)
 
     def close(self, path: str) -> Set[str]:
         path = os.path.abspath(path)
@@ -625,18 +813,17 @@ class Vault:
             elif entry.parsed and entry.kind in READ_KINDS and not entry.symlink:
                 if stamp_of(path) != entry.stamp:
                     changes.append((path, False))
-        changes.extend((path, True) for path in known if path not in seen)
+        # An open buffer that was not on disk when it was parsed (a new, unsaved page) has not
+        # changed by still not being there.
+        changes.extend(
+            (path, True)
+            for path, entry in known.items()
+            if path not in seen and not (path in self.overlays and entry.stamp is None)
+        )
         marker = os.path.join(self.root, rules.MARKER_NAME)
         if read_marker(self.root) != self.marker:
             changes.append((marker, False))
         return changes
-
-    def refresh_from_disk(self) -> Set[str]:
-        """Reconcile with the disk: the fallback when nobody reports file changes."""
-        changed: Set[str] = set()
-        for path, deleted in self.stat_changes():
-            changed |= self.remove(path) if deleted else self.update(path)
-        return changed
 
     # -- queries --------------------------------------------------------------------------------
 
@@ -648,6 +835,17 @@ class Vault:
         """The page a link names, parsed or not (for what the listing alone tells)."""
         paths = self.by_key.get(key_of(stem_or_key))
         return self.entries[paths[0]] if paths else None
+
+    def preview(self, entry: Entry) -> Tuple[str, ...]:
+        """The first lines of a page's body: kept for an open page, read from the disk for a
+        closed one (hovers need a few of them; a large vault would hold them all)."""
+        if entry.preview or entry.info is None or entry.path in self.overlays:
+            return entry.preview
+        text, _error = read_text(entry.path)
+        if text is None:
+            return ()
+        body = entry.info.body_line
+        return tuple(text.split("\n", body + PREVIEW_LINES + 2)[body : body + PREVIEW_LINES + 2])
 
     def pages(self) -> List[Entry]:
         return [self.entries[paths[0]] for paths in self.by_key.values()]
@@ -710,10 +908,3 @@ def find_workspace(path: str) -> Optional[str]:
         if parent == current:
             return None
         current = parent
-
-
-def is_regular(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False

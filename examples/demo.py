@@ -97,7 +97,7 @@ STYLE = Style(color_enabled(sys.stdout))
 
 def heading(title: str) -> None:
     rule = "=" * 72
-    print(f"\n{STYLE.dim(rule)}\n{STYLE.bold(title)}\n{STYLE.dim(rule)}\n")
+    print(f"\n{STYLE.paint(rule, '2')}\n{STYLE.bold(title)}\n{STYLE.paint(rule, '2')}\n")
 
 
 def card_for_terminal(card: str, workspace: Path) -> str:

@@ -542,6 +542,13 @@ def is_page_file(name: str) -> bool:
     return len(name) > 3 and name[-3:].lower() == ".md" and not name.startswith(".")
 
 
+def is_page_path(rel: str) -> bool:
+    """Whether a vault-relative path (with `/`) names a knowledge page: a page file (see
+    `is_page_file`) directly in `pages/`; anything else there is a stray file or folder."""
+    folder, _, name = rel.partition("/")
+    return folder == PAGES_DIR and "/" not in name and is_page_file(name)
+
+
 def page_name_problem(filename: str) -> Optional[str]:
     """Why an on-disk filename is not a safe page name, or None."""
     candidate = filename[:-3] + ".md" if is_page_file(filename) else filename

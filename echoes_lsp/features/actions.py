@@ -4,23 +4,35 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Callable, List, Optional
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Sequence, Set
 
 from lsprotocol import types
 
 from .. import fixes
 from ..diagnose import Finding
-from ..lsp_util import make_range, path_to_uri, uri_to_path
+from ..lsp_util import Columns, make_range, path_to_uri, uri_to_path
 from ..runtime import echoes_vault as rules
-from ..server import EchoesServer, Folder
-from ..vault import PAGE
-from . import commands
+from ..state import EchoesServer, Folder
+from ..vault import PAGE, Entry, read_text
+from . import Feature, commands
 
 QUICKFIX = types.CodeActionKind.QuickFix
 SAVE_KIND = "source.echoes.save"
 REBUILD_KIND = "source.echoes.rebuildIndex"
 APPEND_KIND = "source.echoes.append"
 DEPRECATE_KIND = "refactor.rewrite.echoes.deprecate"
+OPTIONS = types.CodeActionOptions(
+    code_action_kinds=[
+        QUICKFIX,
+        types.CodeActionKind.Source,
+        SAVE_KIND,
+        REBUILD_KIND,
+        APPEND_KIND,
+        DEPRECATE_KIND,
+    ],
+    resolve_provider=False,
+)
 
 
 def text_edit(ls: EchoesServer, uri: str, old: str, new: str) -> types.WorkspaceEdit:
@@ -98,201 +110,280 @@ def matching(diagnostics: List[types.Diagnostic], code: str) -> Optional[List[ty
     return found or None
 
 
-def register(server: EchoesServer) -> None:
-    @server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(
-            code_action_kinds=[
-                QUICKFIX,
-                types.CodeActionKind.Source,
-                SAVE_KIND,
-                REBUILD_KIND,
-                APPEND_KIND,
-                DEPRECATE_KIND,
-            ],
-            resolve_provider=False,
-        ),
-    )
-    def code_action(
-        ls: EchoesServer, params: types.CodeActionParams
-    ) -> Optional[List[types.CodeAction]]:
-        uri = params.text_document.uri
-        path = uri_to_path(uri)
-        folder = ls.folder_for_path(path)
-        text = ls.document_text(uri)
-        if folder is None or path is None or text is None:
-            return None
-        entry = folder.vault.entry(path)
-        only = params.context.only
-        actions: List[types.CodeAction] = []
-        client_diags = list(params.context.diagnostics or [])
-        findings = [f for f in ls.findings(uri) if overlaps(f, params.range)]
-        codes = {f.code for f in findings}
-        is_page = entry is not None and entry.kind == PAGE
-        workspace_uri = path_to_uri(folder.workspace)
+@dataclass
+class Asked:
+    """One code-action request: the open page, its findings in the requested range, and the
+    client's diagnostics that actions name."""
 
-        def fix(title: str, code: str, transform: Callable[[str], Optional[str]]) -> None:
-            new = transform(text)
-            if new is not None and new != text:
-                actions.append(
-                    types.CodeAction(
-                        title=rules.mask_secrets(title),
-                        kind=QUICKFIX,
-                        diagnostics=matching(client_diags, code),
-                        edit=text_edit(ls, uri, text, new),
-                        is_preferred=True,
-                    )
-                )
+    ls: EchoesServer
+    uri: str
+    path: str
+    folder: Folder
+    text: str
+    entry: Optional[Entry]
+    findings: List[Finding]
+    client_diags: List[types.Diagnostic]
+    selection: types.Range
 
-        if is_page and codes & {"EV100", "EV101", "EV104"}:
-            stem = os.path.basename(path)[:-3]
-            code = next(c for c in ("EV104", "EV100", "EV101") if c in codes)
-            title = "Insert the missing frontmatter fields"
-            inserted = fixes.insert_missing_fields(text, stem)
-            # Where the client takes snippets, the cursor lands on the summary placeholder;
-            # elsewhere the placeholder is reported (EV202) until it is replaced.
-            snippet = snippet_edit(ls, uri, text, inserted, fixes.placeholder_summary(stem))
-            if snippet is not None:
-                actions.append(
-                    types.CodeAction(
-                        title=title,
-                        kind=QUICKFIX,
-                        diagnostics=matching(client_diags, code),
-                        edit=snippet,
-                        is_preferred=True,
-                    )
-                )
-            else:
-                fix(title, code, lambda t: inserted)
-        if is_page and "EV201" in codes:
-            fix("Join the summary onto one line", "EV201", fixes.join_summary)
-        if is_page and "EV310" in codes:
-            fix("Add the `> [!warning] DEPRECATED` callout", "EV310", fixes.add_deprecated_callout)
-        for finding in findings:
-            if finding.code == "EV300":
-                line = text.split("\n")[finding.line]
-                stem = line[finding.start : finding.end]
-                actions.append(
-                    command_action(
-                        f"Create page `{stem}` through EchoesVault",
-                        QUICKFIX,
-                        commands.CREATE,
-                        {"workspace": workspace_uri, "name": stem},
-                        folder,
-                        matching(client_diags, "EV300"),
-                    )
-                )
-        if "EV400" in codes:
-            for block in fixes.conflict_blocks(text):
-                if block.end < params.range.start.line or block.start > params.range.end.line:
-                    continue
-                for keep in ("ours", "theirs", "both"):
-                    fix(
-                        f"Resolve conflict: keep {keep}",
-                        "EV400",
-                        functools.partial(resolve, block=block, keep=keep),
-                    )
-        index_codes = [c for c in ("EV403", "EV402") if c in codes]
-        if index_codes:
-            actions.append(
-                command_action(
-                    "Rebuild the index through EchoesVault",
-                    QUICKFIX,
-                    commands.REBUILD,
-                    {"workspace": workspace_uri},
-                    folder,
-                    matching(client_diags, index_codes[0]),
-                )
+    @property
+    def codes(self) -> Set[str]:
+        return {finding.code for finding in self.findings}
+
+    @property
+    def is_page(self) -> bool:
+        return self.entry is not None and self.entry.kind == PAGE
+
+    @property
+    def workspace_uri(self) -> str:
+        return path_to_uri(self.folder.workspace)
+
+    def edit_fix(
+        self, title: str, code: str, transform: Callable[[str], Optional[str]]
+    ) -> List[types.CodeAction]:
+        """A preferred quick fix that edits the buffer, if `transform` changes it."""
+        new = transform(self.text)
+        if new is None or new == self.text:
+            return []
+        return [
+            types.CodeAction(
+                title=rules.mask_secrets(title),
+                kind=QUICKFIX,
+                diagnostics=matching(self.client_diags, code),
+                edit=text_edit(self.ls, self.uri, self.text, new),
+                is_preferred=True,
             )
-        if "EV701" in codes:
-            disk_text = None
-            try:
-                with open(path, encoding="utf-8") as handle:
-                    disk_text = rules.normalize_newlines(handle.read())
-            except (OSError, UnicodeDecodeError):
-                pass
-            if disk_text is not None:
-                actions.append(
-                    types.CodeAction(
-                        title="Reload the disk version (discard buffer changes)",
-                        kind=QUICKFIX,
-                        diagnostics=matching(client_diags, "EV701"),
-                        edit=text_edit(ls, uri, text, disk_text),
-                    )
-                )
+        ]
+
+
+def frontmatter_fixes(asked: Asked) -> List[types.CodeAction]:
+    codes = asked.codes
+    if not asked.is_page:
+        return []
+    actions: List[types.CodeAction] = []
+    if codes & {"EV100", "EV101", "EV104"}:
+        stem = os.path.basename(asked.path)[:-3]
+        code = next(c for c in ("EV104", "EV100", "EV101") if c in codes)
+        title = "Insert the missing frontmatter fields"
+        inserted = fixes.insert_missing_fields(asked.text, stem)
+        # Where the client takes snippets, the cursor lands on the summary placeholder;
+        # elsewhere the placeholder is reported (EV202) until it is replaced.
+        snippet = snippet_edit(
+            asked.ls, asked.uri, asked.text, inserted, fixes.placeholder_summary(stem)
+        )
+        if snippet is not None:
             actions.append(
                 types.CodeAction(
-                    title="Open the disk version beside the buffer",
+                    title=title,
                     kind=QUICKFIX,
-                    diagnostics=matching(client_diags, "EV701"),
-                    command=types.Command(
-                        title="Open disk version", command=commands.DISK, arguments=[{"uri": uri}]
-                    ),
+                    diagnostics=matching(asked.client_diags, code),
+                    edit=snippet,
+                    is_preferred=True,
                 )
             )
+        else:
+            actions += asked.edit_fix(title, code, lambda t: inserted)
+    if "EV201" in codes:
+        actions += asked.edit_fix("Join the summary onto one line", "EV201", fixes.join_summary)
+    if "EV310" in codes:
+        actions += asked.edit_fix(
+            "Add the `> [!warning] DEPRECATED` callout", "EV310", fixes.add_deprecated_callout
+        )
+    return actions
+
+
+def create_page_fixes(asked: Asked) -> List[types.CodeAction]:
+    actions = []
+    for finding in asked.findings:
+        if finding.code == "EV300":
+            line = asked.text.split("\n")[finding.line]
+            stem = line[finding.start : finding.end]
             actions.append(
                 command_action(
-                    "Overwrite the disk version with this buffer (asks to confirm)",
+                    f"Create page `{stem}` through EchoesVault",
                     QUICKFIX,
-                    commands.SAVE,
-                    {"uri": uri, "confirmOverwrite": "ask"},
-                    folder,
-                    matching(client_diags, "EV701"),
+                    commands.CREATE,
+                    {"workspace": asked.workspace_uri, "name": stem},
+                    asked.folder,
+                    matching(asked.client_diags, "EV300"),
                 )
             )
-        if is_page and entry is not None and entry.info is not None and not entry.info.deprecated:
-            new = fixes.mark_deprecated(text)
-            if new is not None:
-                actions.append(
-                    types.CodeAction(
-                        title="Mark this page deprecated",
-                        kind=DEPRECATE_KIND,
-                        edit=text_edit(ls, uri, text, new),
-                    )
-                )
-        if is_page and "EV701" not in codes:
-            actions.append(
-                command_action(
-                    "Save through EchoesVault (hash-checked)",
-                    SAVE_KIND,
-                    commands.SAVE,
-                    {"uri": uri},
-                    folder,
-                )
+    return actions
+
+
+def conflict_fixes(asked: Asked) -> List[types.CodeAction]:
+    if "EV400" not in asked.codes:
+        return []
+    actions: List[types.CodeAction] = []
+    for block in fixes.conflict_blocks(asked.text):
+        if block.end < asked.selection.start.line or block.start > asked.selection.end.line:
+            continue
+        for keep in ("ours", "theirs", "both"):
+            actions += asked.edit_fix(
+                f"Resolve conflict: keep {keep}",
+                "EV400",
+                functools.partial(resolve, block=block, keep=keep),
             )
+    return actions
+
+
+def index_fixes(asked: Asked) -> List[types.CodeAction]:
+    index_codes = [c for c in ("EV403", "EV402") if c in asked.codes]
+    if not index_codes:
+        return []
+    return [
+        command_action(
+            "Rebuild the index through EchoesVault",
+            QUICKFIX,
+            commands.REBUILD,
+            {"workspace": asked.workspace_uri},
+            asked.folder,
+            matching(asked.client_diags, index_codes[0]),
+        )
+    ]
+
+
+def stale_fixes(asked: Asked) -> List[types.CodeAction]:
+    """EV701: reload the disk version, open it beside the buffer, or overwrite it."""
+    if "EV701" not in asked.codes:
+        return []
+    related = matching(asked.client_diags, "EV701")
+    actions = []
+    disk_text, _error = read_text(asked.path)
+    if disk_text is not None:
         actions.append(
-            command_action(
-                "Rebuild the EchoesVault index",
-                REBUILD_KIND,
-                commands.REBUILD,
-                {"workspace": workspace_uri},
-                folder,
+            types.CodeAction(
+                title="Reload the disk version (discard buffer changes)",
+                kind=QUICKFIX,
+                diagnostics=related,
+                edit=text_edit(asked.ls, asked.uri, asked.text, disk_text),
             )
         )
-        selection = params.range
-        if selection.start != selection.end:
-            lines = text.split("\n")
-            start_line = min(selection.start.line, len(lines) - 1)
-            end_line = min(selection.end.line, len(lines) - 1)
-            start = ls.columns.from_client(lines[start_line], selection.start.character)
-            end = ls.columns.from_client(lines[end_line], selection.end.character)
-            chosen = "\n".join(lines[start_line : end_line + 1])
-            chosen = chosen[start:]
-            chosen = chosen[: len(chosen) - (len(lines[end_line]) - end)]
-            if chosen.strip():
-                actions.append(
-                    command_action(
-                        "Append the selection to a new scratchpad entry",
-                        APPEND_KIND,
-                        commands.APPEND,
-                        {"workspace": workspace_uri, "entry": chosen},
-                        folder,
-                    )
+    actions.append(
+        types.CodeAction(
+            title="Open the disk version beside the buffer",
+            kind=QUICKFIX,
+            diagnostics=related,
+            command=types.Command(
+                title="Open disk version", command=commands.DISK, arguments=[{"uri": asked.uri}]
+            ),
+        )
+    )
+    actions.append(
+        command_action(
+            "Overwrite the disk version with this buffer (asks to confirm)",
+            QUICKFIX,
+            commands.SAVE,
+            {"uri": asked.uri, "confirmOverwrite": "ask"},
+            asked.folder,
+            related,
+        )
+    )
+    return actions
+
+
+def source_actions(asked: Asked) -> List[types.CodeAction]:
+    """Deprecate the page, save it through the runtime, rebuild the index, append a selection."""
+    actions = []
+    entry = asked.entry
+    if asked.is_page and entry is not None and entry.info is not None and not entry.info.deprecated:
+        new = fixes.mark_deprecated(asked.text)
+        if new is not None:
+            actions.append(
+                types.CodeAction(
+                    title="Mark this page deprecated",
+                    kind=DEPRECATE_KIND,
+                    edit=text_edit(asked.ls, asked.uri, asked.text, new),
                 )
-        if only:
-            actions = [
-                a
-                for a in actions
-                if a.kind and any(a.kind == k or a.kind.startswith(k + ".") for k in only)
-            ]
+            )
+    if asked.is_page and "EV701" not in asked.codes:
+        actions.append(
+            command_action(
+                "Save through EchoesVault (hash-checked)",
+                SAVE_KIND,
+                commands.SAVE,
+                {"uri": asked.uri},
+                asked.folder,
+            )
+        )
+    actions.append(
+        command_action(
+            "Rebuild the EchoesVault index",
+            REBUILD_KIND,
+            commands.REBUILD,
+            {"workspace": asked.workspace_uri},
+            asked.folder,
+        )
+    )
+    chosen = selected_text(asked.ls.columns, asked.text, asked.selection)
+    if chosen.strip():
+        actions.append(
+            command_action(
+                "Append the selection to a new scratchpad entry",
+                APPEND_KIND,
+                commands.APPEND,
+                {"workspace": asked.workspace_uri, "entry": chosen},
+                asked.folder,
+            )
+        )
+    return actions
+
+
+def selected_text(columns: Columns, text: str, selection: types.Range) -> str:
+    """The text a client range covers ("" for an empty range); lines past the end are clamped."""
+    if selection.start == selection.end:
+        return ""
+    lines = text.split("\n")
+    start_line = min(selection.start.line, len(lines) - 1)
+    end_line = min(selection.end.line, len(lines) - 1)
+    start = columns.from_client(lines[start_line], selection.start.character)
+    end = columns.from_client(lines[end_line], selection.end.character)
+    chosen = "\n".join(lines[start_line : end_line + 1])
+    chosen = chosen[start:]
+    return chosen[: len(chosen) - (len(lines[end_line]) - end)]
+
+
+def wanted(
+    actions: List[types.CodeAction], only: Optional[Sequence[str]]
+) -> List[types.CodeAction]:
+    """The actions of the kinds the client asked for (all when it named none)."""
+    if not only:
         return actions
+    return [
+        a
+        for a in actions
+        if a.kind and any(a.kind == k or a.kind.startswith(k + ".") for k in only)
+    ]
+
+
+def code_action(
+    ls: EchoesServer, params: types.CodeActionParams
+) -> Optional[List[types.CodeAction]]:
+    uri = params.text_document.uri
+    path = uri_to_path(uri)
+    folder = ls.folder_for_path(path)
+    text = ls.document_text(uri)
+    if folder is None or path is None or text is None:
+        return None
+    asked = Asked(
+        ls,
+        uri,
+        path,
+        folder,
+        text,
+        folder.vault.entry(path),
+        [f for f in ls.findings(uri) if overlaps(f, params.range)],
+        list(params.context.diagnostics or []),
+        params.range,
+    )
+    actions = [
+        *frontmatter_fixes(asked),
+        *create_page_fixes(asked),
+        *conflict_fixes(asked),
+        *index_fixes(asked),
+        *stale_fixes(asked),
+        *source_actions(asked),
+    ]
+    return wanted(actions, params.context.only)
+
+
+FEATURES = [Feature(types.TEXT_DOCUMENT_CODE_ACTION, code_action, OPTIONS)]

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import tempfile
-from typing import Any, Awaitable, Callable, Dict, List, Optional
+from typing import Any, Awaitable, Callable, Dict, Optional
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from ..lsp_util import path_to_uri, request_failed, shown, uri_to_path
 from ..runtime import echoes_vault as rules
-from ..server import EchoesServer, Folder
-from ..vault import Vault
-from .documents import disk_hash, stale_finding
+from ..state import EchoesServer, Folder
+from ..vault import Vault, read_bytes
+from . import Command
+from .documents import disk_hash, resync, stale_finding
 
 INIT = "echoes.init"
 STATUS = "echoes.status"
@@ -71,16 +71,6 @@ def markdown(result: Any) -> Any:
     return {"ok": True, "markdown": result} if isinstance(result, str) else result
 
 
-async def resync(ls: EchoesServer, folder: Folder) -> None:
-    """Bring the model up to date with what the runtime just wrote."""
-    changes = await asyncio.get_event_loop().run_in_executor(None, folder.vault.stat_changes)
-    from .documents import disk_event
-
-    for path, deleted in changes:
-        disk_event(ls, folder, path, deleted)
-    ls.schedule_status()
-
-
 def workspace_for_init(ls: EchoesServer, opts: Dict[str, Any]) -> str:
     raw = opts.get("workspace")
     if isinstance(raw, str) and raw:
@@ -107,7 +97,7 @@ async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
     folder = ls.folder_for_path(path)
     if folder is None or path is None:
         raise request_failed(f"{uri} is not inside an EchoesVault")
-    if folder.vault.rel(path) != f"{rules.PAGES_DIR}/{os.path.basename(path)}":
+    if not folder.vault.is_page(path):
         raise request_failed("only knowledge pages (EchoesVault/pages/*.md) are saved this way")
     text = ls.document_text(uri)
     if text is None:
@@ -165,172 +155,178 @@ async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
     return result  # type: ignore[no-any-return]
 
 
-def command(server: EchoesServer, name: str) -> Callable[[Handler], Handler]:
-    """Register a command whose every failure is also shown to the user, exactly once."""
+def reported(name: str, handler: Handler) -> Handler:
+    """`handler`, with its every refusal also shown to the user, exactly once."""
 
-    def decorate(handler: Handler) -> Handler:
-        @functools.wraps(handler)
-        async def reported(ls: EchoesServer, *args: Any) -> Any:
-            try:
-                return await handler(ls, *args)
-            except JsonRpcException as error:
-                if not getattr(error, "shown", False):
-                    ls.show(f"{name}: {error.message}", types.MessageType.Error)
-                raise
-
-        server.command(name)(reported)
-        return handler
-
-    return decorate
-
-
-def register(server: EchoesServer) -> None:
-    @command(server, INIT)
-    async def init(ls: EchoesServer, *args: Any) -> Any:
-        opts = options(args)
-        workspace = workspace_for_init(ls, opts)
-        existing = ls.folder_for_path(workspace, create=False)
-        folder = existing or Folder(workspace, Vault(workspace))
-        result = await ls.run_runtime(folder, ["init"], mutating=False)
-        folder = ls.folders.get(workspace) or ls.add_folder(workspace)
-        folder.vault.load()
-        ls.spawn(ls.finish_loading(folder))
-        return result
-
-    @command(server, STATUS)
-    async def status(ls: EchoesServer, *args: Any) -> Any:
-        opts = options(args)
-        folder = ls.default_folder(opts.get("workspace"))
-        fmt = opts.get("format", "json")
-        if fmt not in ("json", "card"):
-            raise request_failed("`format` must be json or card")
-        return markdown(await ls.run_runtime(folder, ["status", "--format", fmt], mutating=False))
-
-    @command(server, START)
-    async def start(ls: EchoesServer, *args: Any) -> Any:
-        opts = options(args)
-        folder = ls.default_folder(opts.get("workspace"))
-        recent = int_arg(opts, "recent", 3)
-        result = await ls.run_runtime(folder, ["start", "--recent", str(recent)])
-        await resync(ls, folder)
-        return markdown(result)
-
-    @command(server, SEARCH)
-    async def search(ls: EchoesServer, *args: Any) -> Any:
-        opts = options(args)
-        folder = ls.default_folder(opts.get("workspace"))
-        query = text_arg(opts, "query")
-        limit = int_arg(opts, "limit", 100)
-        assert query is not None
-        result = await ls.run_runtime(
-            folder, ["search", query, "--limit", str(limit)], mutating=False
-        )
-        if isinstance(result, dict):
-            for item in result.get("results", []):
-                if isinstance(item, dict) and isinstance(item.get("file"), str):
-                    item["uri"] = path_to_uri(os.path.join(folder.workspace, item["file"]))
-        return result
-
-    @command(server, APPEND)
-    async def append(ls: EchoesServer, *args: Any) -> Any:
-        opts = options(args)
-        folder = ls.default_folder(opts.get("workspace"))
-        entry = text_arg(opts, "entry")
-        payload: Dict[str, Any] = {"entry": entry}
-        agent = opts.get("agent") or ls.settings.agent
-        payload["agent"] = agent
-        result = await ls.run_runtime(folder, ["append", "--payload", "-"], payload)
-        await resync(ls, folder)
-        if isinstance(result, dict) and isinstance(result.get("dailyLog"), str):
-            result["uri"] = path_to_uri(result["dailyLog"])
-        return result
-
-    @command(server, SAVE)
-    async def save(ls: EchoesServer, *args: Any) -> Any:
-        return await save_page(ls, options(args))
-
-    @command(server, REBUILD)
-    async def rebuild(ls: EchoesServer, *args: Any) -> Any:
-        folder = ls.default_folder(options(args).get("workspace"))
-        result = await ls.run_runtime(folder, ["rebuild-index"])
-        await resync(ls, folder)
-        ls.refresh_paths([os.path.join(folder.vault.root, rules.INDEX_NAME)])
-        return result
-
-    @command(server, HYDRATE)
-    async def hydrate(ls: EchoesServer, *args: Any) -> Any:
-        folder = ls.default_folder(options(args).get("workspace"))
-        result = await ls.run_runtime(folder, ["hydrate"])
-        await resync(ls, folder)
-        return result
-
-    @command(server, END)
-    async def end(ls: EchoesServer, *args: Any) -> Any:
-        opts = options(args)
-        if opts.get("confirmExplicitUserEnd") is not True:
-            raise request_failed(
-                "ending the session needs an explicit user request: pass "
-                "`confirmExplicitUserEnd: true` only after the user asked to end or save it",
-                {"code": "confirmation-required"},
-            )
-        folder = ls.default_folder(opts.get("workspace"))
-        payload: Dict[str, Any] = {"dailySummary": text_arg(opts, "dailySummary")}
-        payload["agent"] = opts.get("agent") or ls.settings.agent
-        if "pages" in opts:
-            payload["pages"] = opts["pages"]
-        result = await ls.run_runtime(
-            folder, ["end", "--confirm-explicit-user-end", "--payload", "-"], payload
-        )
-        await resync(ls, folder)
-        return result
-
-    @command(server, CREATE)
-    async def create(ls: EchoesServer, *args: Any) -> Any:
-        opts = options(args)
-        folder = ls.default_folder(opts.get("workspace"))
-        name = text_arg(opts, "name")
-        assert name is not None
-        from ..fixes import new_page_text
-
+    @functools.wraps(handler)
+    async def run(ls: EchoesServer, *args: Any) -> Any:
         try:
-            filename = rules.normalize_page_name(name)
-        except rules.EchoesError as error:
-            raise request_failed(str(error)) from error
-        content = opts.get("content") or new_page_text(filename[:-3])
-        result = await ls.run_runtime(
-            folder, ["upsert", "--payload", "-"], {"filename": filename, "content": content}
-        )
-        await resync(ls, folder)
-        if isinstance(result, dict) and isinstance(result.get("page"), str):
-            result["uri"] = path_to_uri(result["page"])
-            if opts.get("open", False):
-                await ls.window_show_document_async(
-                    types.ShowDocumentParams(uri=result["uri"], take_focus=True)
-                )
-        return result
+            return await handler(ls, *args)
+        except JsonRpcException as error:
+            if not getattr(error, "shown", False):
+                ls.show(f"{name}: {error.message}", types.MessageType.Error)
+            raise
 
-    @command(server, DISK)
-    async def show_disk(ls: EchoesServer, *args: Any) -> Any:
-        opts = options(args)
-        uri = text_arg(opts, "uri")
-        path = uri_to_path(uri or "")
-        if not path or not os.path.isfile(path):
-            raise request_failed(f"{uri} does not exist on disk")
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-        directory = tempfile.mkdtemp(prefix="echoes-disk-")
-        copy = os.path.join(directory, "disk-" + os.path.basename(path))
-        with open(copy, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        copy_uri = path_to_uri(copy)
-        try:
+    return run
+
+
+async def init(ls: EchoesServer, *args: Any) -> Any:
+    opts = options(args)
+    workspace = workspace_for_init(ls, opts)
+    existing = ls.folder_for_path(workspace, create=False)
+    folder = existing or Folder(workspace, Vault(workspace))
+    result = await ls.run_runtime(folder, ["init"], mutating=False)
+    folder = ls.folders.get(workspace) or ls.add_folder(workspace)
+    folder.vault.load()
+    ls.spawn(ls.finish_loading(folder))
+    return result
+
+
+async def status(ls: EchoesServer, *args: Any) -> Any:
+    opts = options(args)
+    folder = ls.default_folder(opts.get("workspace"))
+    fmt = opts.get("format", "json")
+    if fmt not in ("json", "card"):
+        raise request_failed("`format` must be json or card")
+    return markdown(await ls.run_runtime(folder, ["status", "--format", fmt], mutating=False))
+
+
+async def start(ls: EchoesServer, *args: Any) -> Any:
+    opts = options(args)
+    folder = ls.default_folder(opts.get("workspace"))
+    recent = int_arg(opts, "recent", 3)
+    result = await ls.run_runtime(folder, ["start", "--recent", str(recent)])
+    await resync(ls, folder)
+    return markdown(result)
+
+
+async def search(ls: EchoesServer, *args: Any) -> Any:
+    opts = options(args)
+    folder = ls.default_folder(opts.get("workspace"))
+    query = text_arg(opts, "query")
+    limit = int_arg(opts, "limit", 100)
+    assert query is not None
+    result = await ls.run_runtime(folder, ["search", query, "--limit", str(limit)], mutating=False)
+    if isinstance(result, dict):
+        for item in result.get("results", []):
+            if isinstance(item, dict) and isinstance(item.get("file"), str):
+                item["uri"] = path_to_uri(os.path.join(folder.workspace, item["file"]))
+    return result
+
+
+async def append(ls: EchoesServer, *args: Any) -> Any:
+    opts = options(args)
+    folder = ls.default_folder(opts.get("workspace"))
+    entry = text_arg(opts, "entry")
+    payload: Dict[str, Any] = {"entry": entry}
+    agent = opts.get("agent") or ls.settings.agent
+    payload["agent"] = agent
+    result = await ls.run_runtime(folder, ["append", "--payload", "-"], payload)
+    await resync(ls, folder)
+    if isinstance(result, dict) and isinstance(result.get("dailyLog"), str):
+        result["uri"] = path_to_uri(result["dailyLog"])
+    return result
+
+
+async def save(ls: EchoesServer, *args: Any) -> Any:
+    return await save_page(ls, options(args))
+
+
+async def rebuild(ls: EchoesServer, *args: Any) -> Any:
+    folder = ls.default_folder(options(args).get("workspace"))
+    result = await ls.run_runtime(folder, ["rebuild-index"])
+    await resync(ls, folder)
+    ls.refresh_paths([os.path.join(folder.vault.root, rules.INDEX_NAME)])
+    return result
+
+
+async def hydrate(ls: EchoesServer, *args: Any) -> Any:
+    folder = ls.default_folder(options(args).get("workspace"))
+    result = await ls.run_runtime(folder, ["hydrate"])
+    await resync(ls, folder)
+    return result
+
+
+async def end(ls: EchoesServer, *args: Any) -> Any:
+    opts = options(args)
+    if opts.get("confirmExplicitUserEnd") is not True:
+        raise request_failed(
+            "ending the session needs an explicit user request: pass "
+            "`confirmExplicitUserEnd: true` only after the user asked to end or save it",
+            {"code": "confirmation-required"},
+        )
+    folder = ls.default_folder(opts.get("workspace"))
+    payload: Dict[str, Any] = {"dailySummary": text_arg(opts, "dailySummary")}
+    payload["agent"] = opts.get("agent") or ls.settings.agent
+    if "pages" in opts:
+        payload["pages"] = opts["pages"]
+    result = await ls.run_runtime(
+        folder, ["end", "--confirm-explicit-user-end", "--payload", "-"], payload
+    )
+    await resync(ls, folder)
+    return result
+
+
+async def create(ls: EchoesServer, *args: Any) -> Any:
+    opts = options(args)
+    folder = ls.default_folder(opts.get("workspace"))
+    name = text_arg(opts, "name")
+    assert name is not None
+    from ..fixes import new_page_text
+
+    try:
+        filename = rules.normalize_page_name(name)
+    except rules.EchoesError as error:
+        raise request_failed(str(error)) from error
+    content = opts.get("content") or new_page_text(filename[:-3])
+    result = await ls.run_runtime(
+        folder, ["upsert", "--payload", "-"], {"filename": filename, "content": content}
+    )
+    await resync(ls, folder)
+    if isinstance(result, dict) and isinstance(result.get("page"), str):
+        result["uri"] = path_to_uri(result["page"])
+        if opts.get("open", False):
             await ls.window_show_document_async(
-                types.ShowDocumentParams(uri=copy_uri, take_focus=True)
+                types.ShowDocumentParams(uri=result["uri"], take_focus=True)
             )
-        except Exception:
-            pass
-        return {"ok": True, "uri": copy_uri, "text": text}
+    return result
 
 
-def command_names() -> List[str]:
-    return [INIT, STATUS, START, SEARCH, APPEND, SAVE, REBUILD, HYDRATE, END, CREATE, DISK]
+async def show_disk(ls: EchoesServer, *args: Any) -> Any:
+    opts = options(args)
+    uri = text_arg(opts, "uri")
+    path = uri_to_path(uri or "")
+    if not path or not os.path.isfile(path):
+        raise request_failed(f"{uri} does not exist on disk")
+    data, error = read_bytes(path)
+    if data is None:
+        raise request_failed(f"{uri} {error}")
+    text = rules.normalize_newlines(data.decode("utf-8", "replace"))
+    directory = tempfile.mkdtemp(prefix="echoes-disk-")
+    copy = os.path.join(directory, "disk-" + os.path.basename(path))
+    with open(copy, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    copy_uri = path_to_uri(copy)
+    try:
+        await ls.window_show_document_async(types.ShowDocumentParams(uri=copy_uri, take_focus=True))
+    except Exception:
+        pass
+    return {"ok": True, "uri": copy_uri, "text": text}
+
+
+COMMANDS = [
+    Command(name, reported(name, handler))
+    for name, handler in (
+        (INIT, init),
+        (STATUS, status),
+        (START, start),
+        (SEARCH, search),
+        (APPEND, append),
+        (SAVE, save),
+        (REBUILD, rebuild),
+        (HYDRATE, hydrate),
+        (END, end),
+        (CREATE, create),
+        (DISK, show_disk),
+    )
+]

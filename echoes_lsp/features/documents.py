@@ -13,10 +13,14 @@ from .. import index_refresh
 from ..diagnose import Finding, Related, diagnose_vault
 from ..lsp_util import Columns, path_to_uri, uri_to_path
 from ..runtime import echoes_vault as rules
-from ..server import EchoesServer, Folder
+from ..state import EchoesServer, Folder
 from ..vault import read_text, stamp_of
+from . import Feature
 
 log = logging.getLogger("echoes_lsp")
+PULL_OPTIONS = types.DiagnosticOptions(
+    identifier="echoes", inter_file_dependencies=True, workspace_diagnostics=True
+)
 VAULT_GLOB = "**/EchoesVault/**"
 FILE_FILTERS = types.FileOperationRegistrationOptions(
     filters=[
@@ -75,247 +79,240 @@ def locate(ls: EchoesServer, uri: str) -> Optional[Tuple[Folder, str]]:
     return folder, path
 
 
-def register(server: EchoesServer) -> None:
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: EchoesServer, params: types.InitializeParams) -> None:
-        if params.initialization_options is not None:
-            ls.apply_settings(params.initialization_options)
-        caps = params.capabilities
-        pull = bool(caps.text_document and caps.text_document.diagnostic is not None)
-        refresh = bool(
-            caps.workspace
-            and caps.workspace.diagnostics
-            and caps.workspace.diagnostics.refresh_support
-        )
-        # Pull only when the client can also be told to re-pull; otherwise pages that link to a
-        # changed page would keep stale diagnostics until edited.
-        ls.pull = pull and refresh
-        ls.pull_refresh = refresh
-        if not ls.pull:
-            # Not advertising pull diagnostics keeps a pull-capable client (Neovim) from showing
-            # every diagnostic twice, once pulled and once pushed.
-            for method in (types.TEXT_DOCUMENT_DIAGNOSTIC, types.WORKSPACE_DIAGNOSTIC):
-                ls.protocol.fm.features.pop(method, None)
-                ls.protocol.fm.feature_options.pop(method, None)
-        encoding = str(ls.workspace.position_encoding or "utf-16")
-        ls.columns = Columns(encoding.lower().replace("utf16", "utf-16"))
+def initialize(ls: EchoesServer, params: types.InitializeParams) -> None:
+    if params.initialization_options is not None:
+        ls.apply_settings(params.initialization_options)
+    caps = params.capabilities
+    pull = bool(caps.text_document and caps.text_document.diagnostic is not None)
+    refresh = bool(
+        caps.workspace and caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support
+    )
+    # Pull only when the client can also be told to re-pull; otherwise pages that link to a
+    # changed page would keep stale diagnostics until edited.
+    ls.pull = pull and refresh
+    ls.pull_refresh = refresh
+    if not ls.pull:
+        # Not advertising pull diagnostics keeps a pull-capable client (Neovim) from showing
+        # every diagnostic twice, once pulled and once pushed.
+        for method in (types.TEXT_DOCUMENT_DIAGNOSTIC, types.WORKSPACE_DIAGNOSTIC):
+            ls.protocol.fm.features.pop(method, None)
+            ls.protocol.fm.feature_options.pop(method, None)
+    encoding = str(ls.workspace.position_encoding or "utf-16")
+    ls.columns = Columns(encoding.lower().replace("utf16", "utf-16"))
 
-        for folder in ls.workspace.folders.values():
-            path = uri_to_path(folder.uri)
-            if path and os.path.isdir(os.path.join(path, rules.VAULT_DIR)):
-                ls.add_folder(path)
-        root = ls.workspace.root_path
-        if not ls.folders and root and os.path.isdir(os.path.join(root, rules.VAULT_DIR)):
-            ls.add_folder(root)
+    for folder in ls.workspace.folders.values():
+        path = uri_to_path(folder.uri)
+        if path and os.path.isdir(os.path.join(path, rules.VAULT_DIR)):
+            ls.add_folder(path)
+    root = ls.workspace.root_path
+    if not ls.folders and root and os.path.isdir(os.path.join(root, rules.VAULT_DIR)):
+        ls.add_folder(root)
 
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: EchoesServer, params: types.InitializedParams) -> None:
-        ls.initialized.set()
-        caps = ls.client_capabilities
-        if caps.workspace and caps.workspace.configuration:
-            await pull_configuration(ls)
-            ls.refresh_open()
-        watched = bool(
-            caps.workspace
-            and caps.workspace.did_change_watched_files
-            and caps.workspace.did_change_watched_files.dynamic_registration
-        )
-        if watched:
-            try:
-                await ls.client_register_capability_async(
-                    types.RegistrationParams(
-                        registrations=[
-                            types.Registration(
-                                id="echoes-watch",
-                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                                register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                                    watchers=[types.FileSystemWatcher(glob_pattern=VAULT_GLOB)]
-                                ),
-                            )
-                        ]
-                    )
-                )
-                ls.watching = True
-            except Exception as error:
-                ls.log(f"file watching registration failed ({error}); polling instead")
-        # Poll even with a watcher (more slowly): some clients' watchers report only the
-        # editor's own writes, and agents, git and Obsidian write behind the editor's back.
-        ls.poller = asyncio.ensure_future(poll_disk(ls))
-        ls.schedule_status()
 
-    @server.feature(types.SHUTDOWN)
-    def shutdown(ls: EchoesServer, params: Any) -> None:
-        if ls.poller is not None:
-            ls.poller.cancel()
-        for task in list(ls.background):
-            task.cancel()
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(
-        ls: EchoesServer, params: types.DidChangeConfigurationParams
-    ) -> None:
-        caps = ls.client_capabilities
-        if caps.workspace and caps.workspace.configuration:
-            await pull_configuration(ls)
-        elif params.settings is not None:
-            ls.apply_settings(params.settings)
+async def initialized(ls: EchoesServer, params: types.InitializedParams) -> None:
+    ls.initialized.set()
+    caps = ls.client_capabilities
+    if caps.workspace and caps.workspace.configuration:
+        await pull_configuration(ls)
         ls.refresh_open()
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def did_change_folders(ls: EchoesServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-        for removed in params.event.removed:
-            path = uri_to_path(removed.uri)
-            if path and os.path.abspath(path) in ls.folders:
-                del ls.folders[os.path.abspath(path)]
-        for added in params.event.added:
-            path = uri_to_path(added.uri)
-            if path and os.path.isdir(os.path.join(path, rules.VAULT_DIR)):
-                ls.add_folder(path)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: EchoesServer, params: types.DidOpenTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        located = locate(ls, uri)
-        if located is None:
-            return
-        folder, path = located
-        text = rules.normalize_newlines(params.text_document.text)
-        # Editors open a file with its disk text: that text is the base of a later checked save.
-        # Hashing the text we were sent (not the disk now) keeps a change that lands between the
-        # editor's read and this notification from being overwritten silently.
-        ls.base_hashes[uri] = rules.text_sha256(text) if os.path.lexists(path) else None
-        ls.stale.pop(uri, None)
-        changed = folder.vault.open(path, text)
-        ls.publish(uri)
-        ls.after_change(folder, changed)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: EchoesServer, params: types.DidChangeTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        located = locate(ls, uri)
-        if located is None:
-            return
-        folder, path = located
-        ls.debounce(uri, lambda: reanalyse(ls, folder, uri, path))
-
-    @server.feature(types.TEXT_DOCUMENT_WILL_SAVE)
-    def will_save(ls: EchoesServer, params: types.WillSaveTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        located = locate(ls, uri)
-        if located is None:
-            return
-        _folder, path = located
-        if check_disk(ls, uri, path) and uri in ls.stale:
-            ls.show(
-                f"{os.path.basename(path)} changed on disk since it was opened; a plain save "
-                "overwrites that change. Use “Save through EchoesVault” for a checked save.",
-                types.MessageType.Warning,
+    watched = bool(
+        caps.workspace
+        and caps.workspace.did_change_watched_files
+        and caps.workspace.did_change_watched_files.dynamic_registration
+    )
+    if watched:
+        try:
+            await ls.client_register_capability_async(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id="echoes-watch",
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                watchers=[types.FileSystemWatcher(glob_pattern=VAULT_GLOB)]
+                            ),
+                        )
+                    ]
+                )
             )
-            ls.publish(uri)
+            ls.watching = True
+        except Exception as error:
+            ls.log(f"file watching registration failed ({error}); polling instead")
+    # Poll even with a watcher (more slowly): some clients' watchers report only the
+    # editor's own writes, and agents, git and Obsidian write behind the editor's back.
+    ls.poller = asyncio.ensure_future(poll_disk(ls))
+    ls.schedule_status()
 
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: EchoesServer, params: types.DidSaveTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        located = locate(ls, uri)
-        if located is None:
-            return
-        folder, path = located
-        ls.base_hashes[uri] = disk_hash(path)
-        ls.stale.pop(uri, None)
-        flush(ls, folder, uri, path)
-        if index_refresh.hydrate_wanted(
-            folder.vault, path, ls.settings.hydrate_on_save, folder.writable
-        ):
-            ls.spawn(hydrate_after_save(ls, folder))
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: EchoesServer, params: types.DidCloseTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        timer = ls.timers.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
-        ls.base_hashes.pop(uri, None)
-        ls.stale.pop(uri, None)
-        path = uri_to_path(uri)
+def shutdown(ls: EchoesServer, params: Any) -> None:
+    if ls.poller is not None:
+        ls.poller.cancel()
+    for task in list(ls.background):
+        task.cancel()
+
+
+async def did_change_configuration(
+    ls: EchoesServer, params: types.DidChangeConfigurationParams
+) -> None:
+    caps = ls.client_capabilities
+    if caps.workspace and caps.workspace.configuration:
+        await pull_configuration(ls)
+    elif params.settings is not None:
+        ls.apply_settings(params.settings)
+    ls.refresh_open()
+
+
+def did_change_folders(ls: EchoesServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    for removed in params.event.removed:
+        path = uri_to_path(removed.uri)
+        if path and os.path.abspath(path) in ls.folders:
+            del ls.folders[os.path.abspath(path)]
+    for added in params.event.added:
+        path = uri_to_path(added.uri)
+        if path and os.path.isdir(os.path.join(path, rules.VAULT_DIR)):
+            ls.add_folder(path)
+
+
+def did_open(ls: EchoesServer, params: types.DidOpenTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    located = locate(ls, uri)
+    if located is None:
+        return
+    folder, path = located
+    text = rules.normalize_newlines(params.text_document.text)
+    # Editors open a file with its disk text: that text is the base of a later checked save.
+    # Hashing the text we were sent (not the disk now) keeps a change that lands between the
+    # editor's read and this notification from being overwritten silently.
+    ls.base_hashes[uri] = rules.text_sha256(text) if os.path.lexists(path) else None
+    ls.stale.pop(uri, None)
+    if ls.is_large(uri):
+        ls.refresh_large(folder, uri, path)
+        return
+    changed = folder.vault.open(path, text)
+    ls.publish(uri)
+    ls.after_change(folder, changed)
+
+
+def did_change(ls: EchoesServer, params: types.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    located = locate(ls, uri)
+    if located is None:
+        return
+    folder, path = located
+    ls.debounce(uri, lambda: reanalyse(ls, folder, uri, path))
+
+
+def will_save(ls: EchoesServer, params: types.WillSaveTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    located = locate(ls, uri)
+    if located is None:
+        return
+    _folder, path = located
+    if check_disk(ls, uri, path) and uri in ls.stale:
+        ls.show(
+            f"{os.path.basename(path)} changed on disk since it was opened; a plain save "
+            "overwrites that change. Use “Save through EchoesVault” for a checked save.",
+            types.MessageType.Warning,
+        )
+        ls.publish(uri)
+
+
+def did_save(ls: EchoesServer, params: types.DidSaveTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    located = locate(ls, uri)
+    if located is None:
+        return
+    folder, path = located
+    ls.base_hashes[uri] = disk_hash(path)
+    ls.stale.pop(uri, None)
+    flush(ls, folder, uri, path)
+    if index_refresh.hydrate_wanted(
+        folder.vault, path, ls.settings.hydrate_on_save, folder.writable
+    ):
+        ls.spawn(hydrate_after_save(ls, folder))
+
+
+def did_close(ls: EchoesServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    timer = ls.timers.pop(uri, None)
+    if timer is not None:
+        timer.cancel()
+    ls.base_hashes.pop(uri, None)
+    ls.stale.pop(uri, None)
+    path = uri_to_path(uri)
+    folder = ls.folder_for_path(path, create=False)
+    if folder is None or path is None:
+        return
+    changed = folder.vault.close(path)
+    if not ls.pull:
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
+    ls.after_change(folder, changed)
+
+
+def did_change_watched(ls: EchoesServer, params: types.DidChangeWatchedFilesParams) -> None:
+    for event in params.changes:
+        path = uri_to_path(event.uri)
         folder = ls.folder_for_path(path, create=False)
         if folder is None or path is None:
-            return
-        changed = folder.vault.close(path)
-        if not ls.pull:
-            ls.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
-            )
-        ls.after_change(folder, changed)
+            continue
+        if event.type == types.FileChangeType.Deleted:
+            disk_event(ls, folder, path, deleted=True)
+        else:
+            disk_event(ls, folder, path, deleted=False)
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def did_change_watched(ls: EchoesServer, params: types.DidChangeWatchedFilesParams) -> None:
-        for event in params.changes:
-            path = uri_to_path(event.uri)
-            folder = ls.folder_for_path(path, create=False)
-            if folder is None or path is None:
-                continue
-            if event.type == types.FileChangeType.Deleted:
-                disk_event(ls, folder, path, deleted=True)
-            else:
-                disk_event(ls, folder, path, deleted=False)
 
-    @server.feature(types.WORKSPACE_DID_CREATE_FILES, FILE_FILTERS)
-    def did_create_files(ls: EchoesServer, params: types.CreateFilesParams) -> None:
-        for item in params.files:
-            path = uri_to_path(item.uri)
-            folder = ls.folder_for_path(path)
+def did_create_files(ls: EchoesServer, params: types.CreateFilesParams) -> None:
+    for item in params.files:
+        path = uri_to_path(item.uri)
+        folder = ls.folder_for_path(path)
+        if folder is not None and path is not None:
+            disk_event(ls, folder, path, deleted=False)
+
+
+def did_delete_files(ls: EchoesServer, params: types.DeleteFilesParams) -> None:
+    for item in params.files:
+        path = uri_to_path(item.uri)
+        folder = ls.folder_for_path(path, create=False)
+        if folder is not None and path is not None:
+            disk_event(ls, folder, path, deleted=True)
+
+
+def did_rename_files(ls: EchoesServer, params: types.RenameFilesParams) -> None:
+    for item in params.files:
+        old = uri_to_path(item.old_uri)
+        new = uri_to_path(item.new_uri)
+        for path, deleted in ((old, True), (new, False)):
+            folder = ls.folder_for_path(path, create=not deleted)
             if folder is not None and path is not None:
-                disk_event(ls, folder, path, deleted=False)
+                disk_event(ls, folder, path, deleted=deleted)
 
-    @server.feature(types.WORKSPACE_DID_DELETE_FILES, FILE_FILTERS)
-    def did_delete_files(ls: EchoesServer, params: types.DeleteFilesParams) -> None:
-        for item in params.files:
-            path = uri_to_path(item.uri)
-            folder = ls.folder_for_path(path, create=False)
-            if folder is not None and path is not None:
-                disk_event(ls, folder, path, deleted=True)
 
-    @server.feature(types.WORKSPACE_DID_RENAME_FILES, FILE_FILTERS)
-    def did_rename_files(ls: EchoesServer, params: types.RenameFilesParams) -> None:
-        for item in params.files:
-            old = uri_to_path(item.old_uri)
-            new = uri_to_path(item.new_uri)
-            for path, deleted in ((old, True), (new, False)):
-                folder = ls.folder_for_path(path, create=not deleted)
-                if folder is not None and path is not None:
-                    disk_event(ls, folder, path, deleted=deleted)
+async def document_diagnostic(
+    ls: EchoesServer, params: types.DocumentDiagnosticParams
+) -> types.RelatedFullDocumentDiagnosticReport:
+    flush_pending(ls, params.text_document.uri)
+    items = await ls.diagnostics_async(params.text_document.uri)
+    return types.RelatedFullDocumentDiagnosticReport(items=items)
 
-    @server.feature(
-        types.TEXT_DOCUMENT_DIAGNOSTIC,
-        types.DiagnosticOptions(
-            identifier="echoes", inter_file_dependencies=True, workspace_diagnostics=True
-        ),
-    )
-    def document_diagnostic(
-        ls: EchoesServer, params: types.DocumentDiagnosticParams
-    ) -> types.RelatedFullDocumentDiagnosticReport:
-        flush_pending(ls, params.text_document.uri)
-        return types.RelatedFullDocumentDiagnosticReport(
-            items=ls.diagnostics(params.text_document.uri)
-        )
 
-    @server.feature(types.WORKSPACE_DIAGNOSTIC)
-    def workspace_diagnostic(
-        ls: EchoesServer, params: types.WorkspaceDiagnosticParams
-    ) -> types.WorkspaceDiagnosticReport:
-        items: List[types.WorkspaceDocumentDiagnosticReport] = []
-        for folder in list(ls.folders.values()):
-            for path in diagnose_vault(folder.vault):
-                uri = path_to_uri(path)
-                document = ls.open_document(uri)
-                items.append(
-                    types.WorkspaceFullDocumentDiagnosticReport(
-                        uri=uri,
-                        items=ls.diagnostics(uri),
-                        version=document.version if document else None,
-                    )
+def workspace_diagnostic(
+    ls: EchoesServer, params: types.WorkspaceDiagnosticParams
+) -> types.WorkspaceDiagnosticReport:
+    items: List[types.WorkspaceDocumentDiagnosticReport] = []
+    for folder in list(ls.folders.values()):
+        for path in diagnose_vault(folder.vault):
+            uri = path_to_uri(path)
+            document = ls.open_document(uri)
+            items.append(
+                types.WorkspaceFullDocumentDiagnosticReport(
+                    uri=uri,
+                    items=ls.diagnostics(uri),
+                    version=document.version if document else None,
                 )
-        return types.WorkspaceDiagnosticReport(items=items)
+            )
+    return types.WorkspaceDiagnosticReport(items=items)
 
 
 async def pull_configuration(ls: EchoesServer) -> None:
@@ -349,6 +346,9 @@ def update_overlay(ls: EchoesServer, folder: Folder, uri: str, path: str) -> Set
     text = ls.document_text(uri)
     if text is None:
         return set()
+    if ls.is_large(uri):
+        ls.refresh_large(folder, uri, path)
+        return set()
     return folder.vault.open(path, text)
 
 
@@ -363,10 +363,16 @@ def reanalyse(ls: EchoesServer, folder: Folder, uri: str, path: str) -> None:
     ls.after_change(folder, changed)
 
 
+async def resync(ls: EchoesServer, folder: Folder) -> None:
+    """Bring the model up to date with what the runtime just wrote."""
+    changes = await asyncio.get_event_loop().run_in_executor(None, folder.vault.stat_changes)
+    for path, deleted in changes:
+        disk_event(ls, folder, path, deleted)
+    ls.schedule_status()
+
+
 async def hydrate_after_save(ls: EchoesServer, folder: Folder) -> None:
     """Refresh the local index through the runtime's `hydrate` (see `index_refresh`)."""
-    from .commands import resync
-
     try:
         await ls.run_runtime(folder, ["hydrate"], quiet=True)
     except Exception as error:  # the runtime refused: the index stays as it is (EV403)
@@ -393,7 +399,10 @@ def disk_event(ls: EchoesServer, folder: Folder, path: str, deleted: bool) -> No
     extra: List[str] = []
     if deleted:
         changed = folder.vault.remove(path)
-        if is_open:
+        if is_open and ls.is_large(uri):
+            ls.base_hashes[uri] = None
+            ls.refresh_large(folder, uri, path)
+        elif is_open:
             # Keep analysing the buffer of a page deleted while open.
             text = ls.document_text(uri) or ""
             changed |= folder.vault.open(path, text)
@@ -438,3 +447,23 @@ async def poll_disk(ls: EchoesServer) -> None:
                     disk_event(ls, folder, path, deleted)
             except Exception:
                 log.exception("polling the vault failed")
+
+
+FEATURES = [
+    Feature(types.INITIALIZE, initialize),
+    Feature(types.INITIALIZED, initialized),
+    Feature(types.SHUTDOWN, shutdown),
+    Feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration),
+    Feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, did_change_folders),
+    Feature(types.TEXT_DOCUMENT_DID_OPEN, did_open),
+    Feature(types.TEXT_DOCUMENT_DID_CHANGE, did_change),
+    Feature(types.TEXT_DOCUMENT_WILL_SAVE, will_save),
+    Feature(types.TEXT_DOCUMENT_DID_SAVE, did_save),
+    Feature(types.TEXT_DOCUMENT_DID_CLOSE, did_close),
+    Feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, did_change_watched),
+    Feature(types.WORKSPACE_DID_CREATE_FILES, did_create_files, FILE_FILTERS),
+    Feature(types.WORKSPACE_DID_DELETE_FILES, did_delete_files, FILE_FILTERS),
+    Feature(types.WORKSPACE_DID_RENAME_FILES, did_rename_files, FILE_FILTERS),
+    Feature(types.TEXT_DOCUMENT_DIAGNOSTIC, document_diagnostic, PULL_OPTIONS),
+    Feature(types.WORKSPACE_DIAGNOSTIC, workspace_diagnostic),
+]

@@ -12,10 +12,8 @@ import asyncio
 import functools
 import logging
 import os
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
-from urllib.parse import unquote
 
 from lsprotocol import types
 from lsprotocol.converters import get_converter
@@ -46,8 +44,9 @@ from ..navigation import (
     title_place,
 )
 from ..runtime import echoes_vault as rules
-from ..server import EchoesServer, Folder
+from ..state import EchoesServer, Folder
 from ..vault import PAGE, Entry, Vault, read_text
+from . import Command, Feature
 
 log = logging.getLogger("echoes_lsp")
 
@@ -56,8 +55,17 @@ TRIGGERS = ["[", "#", "^", "|", ":", " "]
 PAGES_GLOB = "**/EchoesVault/pages/*.md"
 LOAD_WAIT = 10.0
 SYMBOL_WAIT = 2.0
-RENAME_MEMORY = 30.0
 LENS_REFRESH_DELAY = 0.5
+RENAME_FILTERS = types.FileOperationRegistrationOptions(
+    filters=[
+        types.FileOperationFilter(
+            scheme="file",
+            pattern=types.FileOperationPattern(
+                glob=PAGES_GLOB, matches=types.FileOperationPatternKind.File
+            ),
+        )
+    ]
+)
 
 KINDS = {
     completing.PAGE: types.CompletionItemKind.File,
@@ -91,16 +99,7 @@ class Doc:
 
     @property
     def is_page(self) -> bool:
-        if self.entry is not None:
-            return self.entry.kind == PAGE
-        rel = self.vault.rel(self.path) or ""
-        return rel.startswith(rules.PAGES_DIR + "/") and rel.count("/") == 1
-
-
-def buffer(ls: EchoesServer, uri: str) -> Optional[str]:
-    """The text of an open document (newline-normalized), or None."""
-    document = ls.workspace.text_documents.get(uri) or ls.workspace.text_documents.get(unquote(uri))
-    return rules.normalize_newlines(document.source) if document is not None else None
+        return self.vault.is_page(self.path)
 
 
 def open_documents(ls: EchoesServer) -> Dict[str, Tuple[str, Optional[int]]]:
@@ -120,7 +119,7 @@ def load(ls: EchoesServer, uri: str) -> Optional[Doc]:
     folder = ls.folder_for_path(path)
     if folder is None:
         return None
-    text = buffer(ls, uri)
+    text = ls.document_text(uri)
     if text is None:
         if not os.path.isfile(path):
             return None
@@ -154,7 +153,7 @@ class Ranges:
         lines: Optional[List[str]]
         opened = self.opened.get(path)
         if opened is not None:
-            text = buffer(self.ls, opened[0])
+            text = self.ls.document_text(opened[0])
             lines = text.split("\n") if text is not None else None
         else:
             entry = None
@@ -195,7 +194,7 @@ class Ranges:
             opened = self.opened.get(entry.path)
             if opened is None:
                 return entry.structure
-            return structure_for(vault, entry.path, buffer(self.ls, opened[0]))
+            return structure_for(vault, entry.path, self.ls.document_text(opened[0]))
 
         return structure_of
 
@@ -221,40 +220,6 @@ async def ready(folder: Folder, timeout: float = LOAD_WAIT) -> None:
         await asyncio.wait_for(folder.loaded.wait(), timeout)
     except asyncio.TimeoutError:
         folder.vault.complete()
-
-
-def guarded(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Read-only features answer `default` rather than an error when something unexpected
-    happens; refusals meant for the user still become LSP errors."""
-
-    def wrap(handler: Callable[..., Any]) -> Callable[..., Any]:
-        if asyncio.iscoroutinefunction(handler):
-
-            @functools.wraps(handler)
-            async def run_async(*args: Any) -> Any:
-                try:
-                    return await handler(*args)
-                except Refusal as refusal:
-                    raise request_failed(str(refusal)) from refusal
-                except Exception:
-                    log.exception("%s failed", handler.__name__)
-                    return default
-
-            return run_async
-
-        @functools.wraps(handler)
-        def run(*args: Any) -> Any:
-            try:
-                return handler(*args)
-            except Refusal as refusal:
-                raise request_failed(str(refusal)) from refusal
-            except Exception:
-                log.exception("%s failed", handler.__name__)
-                return default
-
-        return run
-
-    return wrap
 
 
 def capability(ls: EchoesServer, path: str, default: Any = None) -> Any:
@@ -616,23 +581,6 @@ def rename_target(doc: Doc, columns: Columns, line: int, column: int) -> Tuple[E
     )
 
 
-class Renames:
-    """Renames this server asked the client to perform, so that the client's own
-    `willRenameFiles` for them does not update the links a second time."""
-
-    def __init__(self) -> None:
-        self.expected: Dict[Tuple[str, str], float] = {}
-
-    def expect(self, old: str, new: str) -> None:
-        now = time.monotonic()
-        self.expected = {pair: until for pair, until in self.expected.items() if until > now}
-        self.expected[(old, new)] = now + RENAME_MEMORY
-
-    def claim(self, old: str, new: str) -> bool:
-        until = self.expected.pop((old, new), None)
-        return until is not None and until > time.monotonic()
-
-
 def text_edits(
     ranges: Ranges, changes: Dict[str, List[TextChange]]
 ) -> List[Tuple[str, Optional[int], List[types.TextEdit]]]:
@@ -688,172 +636,104 @@ def settled(answer: asyncio.Future[Any]) -> None:
         log.debug("client refused a request: %s", answer.exception())
 
 
-def register(server: EchoesServer) -> None:
-    renames = Renames()
-    lens_timers: Dict[str, asyncio.TimerHandle] = {}
-    watched: Dict[int, Vault] = {}
+def follow_lenses(ls: EchoesServer, folder: Folder) -> None:
+    """Ask the client to refresh code lenses after the link graph of this vault changes."""
+    if folder.lenses_followed or not capability(ls, "workspace.code_lens.refresh_support"):
+        return
+    folder.lenses_followed = True
+    folder.vault.listeners.append(lambda _path: schedule_lens_refresh(ls))
 
-    def watch_for_lenses(ls: EchoesServer, folder: Folder) -> None:
-        """Ask the client to refresh code lenses after the link graph changes."""
-        if not capability(ls, "workspace.code_lens.refresh_support"):
-            return
-        vault = folder.vault
-        if id(vault) in watched:
-            return
-        watched[id(vault)] = vault
 
-        def changed(_path: Optional[str]) -> None:
-            if "timer" in lens_timers:
-                return
+def schedule_lens_refresh(ls: EchoesServer) -> None:
+    """One refresh request per burst of changes."""
+    if ls.lens_timer is not None:
+        return
+    try:
+        ls.lens_timer = asyncio.get_event_loop().call_later(LENS_REFRESH_DELAY, refresh_lenses, ls)
+    except RuntimeError:
+        pass
 
-            def fire() -> None:
-                lens_timers.pop("timer", None)
-                try:
-                    answer = ls.workspace_code_lens_refresh(None)
-                except Exception:
-                    log.exception("codeLens refresh failed")
-                    return
-                if isinstance(answer, asyncio.Future):
-                    answer.add_done_callback(settled)
 
-            try:
-                lens_timers["timer"] = asyncio.get_event_loop().call_later(LENS_REFRESH_DELAY, fire)
-            except RuntimeError:
-                pass
+def refresh_lenses(ls: EchoesServer) -> None:
+    ls.lens_timer = None
+    try:
+        answer = ls.workspace_code_lens_refresh(None)
+    except Exception:
+        log.exception("codeLens refresh failed")
+        return
+    if isinstance(answer, asyncio.Future):
+        answer.add_done_callback(settled)
 
-        vault.listeners.append(changed)
 
-    @server.feature(
-        types.TEXT_DOCUMENT_COMPLETION,
-        types.CompletionOptions(trigger_characters=TRIGGERS, resolve_provider=False),
+async def on_references(
+    ls: EchoesServer, params: types.ReferenceParams
+) -> Optional[List[types.Location]]:
+    return await find_references(
+        ls, params.text_document.uri, params.position, params.context.include_declaration
     )
-    @guarded(None)
-    def completion(
-        ls: EchoesServer, params: types.CompletionParams
-    ) -> Optional[types.CompletionList]:
-        return complete(ls, params)
 
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    @guarded(None)
-    def on_hover(ls: EchoesServer, params: types.HoverParams) -> Optional[types.Hover]:
-        return hover(ls, params)
 
-    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    @guarded(None)
-    def on_definition(ls: EchoesServer, params: types.DefinitionParams) -> Any:
-        return goto_definition(ls, params)
+async def on_code_lens(ls: EchoesServer, params: types.CodeLensParams) -> Any:
+    path = uri_to_path(params.text_document.uri)
+    folder = ls.folder_for_path(path) if path else None
+    if folder is not None:
+        follow_lenses(ls, folder)
+    return await code_lenses(ls, params)
 
-    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    @guarded(None)
-    async def on_references(
-        ls: EchoesServer, params: types.ReferenceParams
-    ) -> Optional[List[types.Location]]:
-        return await find_references(
-            ls, params.text_document.uri, params.position, params.context.include_declaration
+
+async def references_command(ls: EchoesServer, *args: Any) -> Any:
+    """`{uri, position}` → the Locations of the references there (for code lenses)."""
+    argument = args[0] if args and isinstance(args[0], dict) else None
+    if isinstance(args, (list, tuple)) and len(args) == 1 and isinstance(args[0], list):
+        argument = args[0][0] if args[0] and isinstance(args[0][0], dict) else None
+    if argument is None or not isinstance(argument.get("uri"), str):
+        raise request_failed(f"{REFERENCES_COMMAND} takes one argument {{uri, position}}")
+    raw = argument.get("position") or {}
+    try:
+        position = types.Position(
+            line=int(raw.get("line", 0)), character=int(raw.get("character", 0))
         )
+    except (TypeError, ValueError, AttributeError) as error:
+        raise request_failed("`position` must be {line, character}") from error
+    found = await find_references(ls, argument["uri"], position, False)
+    return get_converter().unstructure(found or [])
 
-    @server.feature(
-        types.TEXT_DOCUMENT_DOCUMENT_LINK, types.DocumentLinkOptions(resolve_provider=False)
-    )
-    @guarded(None)
-    def on_document_link(ls: EchoesServer, params: types.DocumentLinkParams) -> Any:
-        return document_links(ls, params)
 
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    @guarded(None)
-    def on_document_symbol(ls: EchoesServer, params: types.DocumentSymbolParams) -> Any:
-        return document_symbols(ls, params)
+def rename_place(ls: EchoesServer, uri: str, position: types.Position) -> Tuple[Doc, int, int]:
+    """The document and (line, column) a rename starts from, or a Refusal saying why not."""
+    doc = load(ls, uri)
+    if doc is None:
+        raise Refusal("this file is not part of an EchoesVault")
+    where = cursor(ls, doc, position)
+    if where is None:
+        raise Refusal("the position is outside the document")
+    return doc, where[0], where[1]
 
-    @server.feature(types.WORKSPACE_SYMBOL)
-    @guarded([])
-    async def on_workspace_symbol(ls: EchoesServer, params: types.WorkspaceSymbolParams) -> Any:
-        return await workspace_symbols(ls, params)
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    @guarded(None)
-    async def on_code_lens(ls: EchoesServer, params: types.CodeLensParams) -> Any:
-        path = uri_to_path(params.text_document.uri)
-        folder = ls.folder_for_path(path) if path else None
-        if folder is not None:
-            watch_for_lenses(ls, folder)
-        return await code_lenses(ls, params)
+def on_prepare_rename(
+    ls: EchoesServer, params: types.PrepareRenameParams
+) -> Optional[types.PrepareRenamePlaceholder]:
+    doc, line, column = rename_place(ls, params.text_document.uri, params.position)
+    page, span = rename_target(doc, ls.columns, line, column)
+    return types.PrepareRenamePlaceholder(range=span, placeholder=page.stem)
 
-    @server.command(REFERENCES_COMMAND)
-    async def references_command(ls: EchoesServer, *args: Any) -> Any:
-        """`{uri, position}` → the Locations of the references there (for code lenses)."""
-        argument = args[0] if args and isinstance(args[0], dict) else None
-        if isinstance(args, (list, tuple)) and len(args) == 1 and isinstance(args[0], list):
-            argument = args[0][0] if args[0] and isinstance(args[0][0], dict) else None
-        if argument is None or not isinstance(argument.get("uri"), str):
-            raise request_failed(f"{REFERENCES_COMMAND} takes one argument {{uri, position}}")
-        raw = argument.get("position") or {}
-        try:
-            position = types.Position(
-                line=int(raw.get("line", 0)), character=int(raw.get("character", 0))
-            )
-        except (TypeError, ValueError, AttributeError) as error:
-            raise request_failed("`position` must be {line, character}") from error
-        found = await find_references(ls, argument["uri"], position, False)
-        return get_converter().unstructure(found or [])
 
-    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    @guarded(None)
-    def on_prepare_rename(
-        ls: EchoesServer, params: types.PrepareRenameParams
-    ) -> Optional[types.PrepareRenamePlaceholder]:
-        doc = load(ls, params.text_document.uri)
-        if doc is None:
-            raise Refusal("this file is not part of an EchoesVault")
-        where = cursor(ls, doc, params.position)
-        if where is None:
-            raise Refusal("the position is outside the document")
-        page, span = rename_target(doc, ls.columns, *where)
-        return types.PrepareRenamePlaceholder(range=span, placeholder=page.stem)
-
-    @server.feature(types.TEXT_DOCUMENT_RENAME)
-    @guarded(None)
-    async def on_rename(
-        ls: EchoesServer, params: types.RenameParams
-    ) -> Optional[types.WorkspaceEdit]:
-        if not supports_file_rename(ls):
-            raise Refusal(
-                "renaming a page renames its file, and this editor does not accept file renames "
-                "in workspace edits (workspaceEdit.resourceOperations lacks `rename`); rename the "
-                "file in the file explorer instead, and its links are updated"
-            )
-        doc = load(ls, params.text_document.uri)
-        if doc is None:
-            raise Refusal("this file is not part of an EchoesVault")
-        where = cursor(ls, doc, params.position)
-        if where is None:
-            raise Refusal("the position is outside the document")
-        await ready(doc.folder)
-        doc.entry = doc.vault.entry(doc.path)
-        page, _span = rename_target(doc, ls.columns, *where)
-        return rename_edit(ls, doc.folder, page, params.new_name, renames)
-
-    @server.feature(
-        types.WORKSPACE_WILL_RENAME_FILES,
-        types.FileOperationRegistrationOptions(
-            filters=[
-                types.FileOperationFilter(
-                    scheme="file",
-                    pattern=types.FileOperationPattern(
-                        glob=PAGES_GLOB, matches=types.FileOperationPatternKind.File
-                    ),
-                )
-            ]
-        ),
-    )
-    @guarded(None)
-    async def on_will_rename(
-        ls: EchoesServer, params: types.RenameFilesParams
-    ) -> Optional[types.WorkspaceEdit]:
-        return await will_rename(ls, params, renames)
+async def on_rename(ls: EchoesServer, params: types.RenameParams) -> Optional[types.WorkspaceEdit]:
+    if not supports_file_rename(ls):
+        raise Refusal(
+            "renaming a page renames its file, and this editor does not accept file renames "
+            "in workspace edits (workspaceEdit.resourceOperations lacks `rename`); rename the "
+            "file in the file explorer instead, and its links are updated"
+        )
+    doc, line, column = rename_place(ls, params.text_document.uri, params.position)
+    await ready(doc.folder)
+    doc.entry = doc.vault.entry(doc.path)
+    page, _span = rename_target(doc, ls.columns, line, column)
+    return rename_edit(ls, doc.folder, page, params.new_name)
 
 
 def rename_edit(
-    ls: EchoesServer, folder: Folder, page: Entry, new_name: str, renames: Renames
+    ls: EchoesServer, folder: Folder, page: Entry, new_name: str
 ) -> types.WorkspaceEdit:
     vault = folder.vault
     new_stem = check_new_name(vault, page, new_name)
@@ -878,12 +758,12 @@ def rename_edit(
             options=types.RenameFileOptions(overwrite=False, ignore_if_exists=False),
         )
     )
-    renames.expect(page.path, new_path)
+    ls.renames.expect(page.path, new_path)
     return types.WorkspaceEdit(document_changes=operations)
 
 
 async def will_rename(
-    ls: EchoesServer, params: types.RenameFilesParams, renames: Renames
+    ls: EchoesServer, params: types.RenameFilesParams
 ) -> Optional[types.WorkspaceEdit]:
     """Links to pages the editor is about to rename, updated to the new names."""
     combined: Dict[str, List[TextChange]] = {}
@@ -891,7 +771,7 @@ async def will_rename(
     for item in params.files:
         old = uri_to_path(item.old_uri)
         new = uri_to_path(item.new_uri)
-        if old is None or new is None or renames.claim(old, new):
+        if old is None or new is None or ls.renames.claim(old, new):
             continue
         folder = ls.folder_for_path(old, create=False)
         if folder is None:
@@ -901,10 +781,10 @@ async def will_rename(
         page = vault.entry(old)
         if page is None or page.kind != PAGE:
             continue
-        rel = vault.rel(new) or ""
-        if not (rel.startswith(rules.PAGES_DIR + "/") and rel.count("/") == 1):
+        if not vault.is_page(new):
             ls.show(
-                f"{page.rel} is moving out of pages/; links to it are left as they are",
+                f"{page.rel} is moving out of pages/ (or is no longer a .md file); links to it "
+                "are left as they are",
                 types.MessageType.Warning,
             )
             continue
@@ -933,3 +813,29 @@ async def will_rename(
     return types.WorkspaceEdit(
         changes={uri: edits for uri, _version, edits in text_edits(ranges, combined)}
     )
+
+
+FEATURES = [
+    Feature(
+        types.TEXT_DOCUMENT_COMPLETION,
+        complete,
+        types.CompletionOptions(trigger_characters=TRIGGERS, resolve_provider=False),
+    ),
+    Feature(types.TEXT_DOCUMENT_HOVER, hover),
+    Feature(types.TEXT_DOCUMENT_DEFINITION, goto_definition),
+    Feature(types.TEXT_DOCUMENT_REFERENCES, on_references),
+    Feature(
+        types.TEXT_DOCUMENT_DOCUMENT_LINK,
+        document_links,
+        types.DocumentLinkOptions(resolve_provider=False),
+    ),
+    Feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, document_symbols),
+    Feature(types.WORKSPACE_SYMBOL, workspace_symbols),
+    Feature(
+        types.TEXT_DOCUMENT_CODE_LENS, on_code_lens, types.CodeLensOptions(resolve_provider=False)
+    ),
+    Feature(types.TEXT_DOCUMENT_PREPARE_RENAME, on_prepare_rename),
+    Feature(types.TEXT_DOCUMENT_RENAME, on_rename),
+    Feature(types.WORKSPACE_WILL_RENAME_FILES, will_rename, RENAME_FILTERS),
+]
+COMMANDS = [Command(REFERENCES_COMMAND, references_command)]

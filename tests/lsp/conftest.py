@@ -25,6 +25,8 @@ from pytest_lsp import (
     make_test_lsp_client,
 )
 
+from echoes_lsp.state import INTERNAL_ERROR
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ROOT / "runtime" / "echoes_vault.py"
@@ -274,11 +276,21 @@ SERVER = ClientServerConfig(
 )
 
 
+def internal_errors(client: LanguageClient) -> List[str]:
+    """Messages by which the server reported a bug of its own (an unexpected exception)."""
+    return [
+        message.message
+        for message in client.messages
+        if message.message.startswith((INTERNAL_ERROR, "Error in server"))
+    ]
+
+
 @pytest_lsp.fixture(config=SERVER)
 async def bare_client(lsp_client: LanguageClient):
     """A connected but uninitialized client, for tests that choose their own options."""
     yield
     await asyncio.wait_for(lsp_client.shutdown_session(), WAIT)
+    assert internal_errors(lsp_client) == []
 
 
 @pytest_lsp.fixture(params=CLIENTS, config=SERVER)
@@ -287,6 +299,8 @@ async def client(request: Any, lsp_client: LanguageClient, workspace: Path):
     lsp_client.kind = request.param  # type: ignore[attr-defined]
     yield
     await asyncio.wait_for(lsp_client.shutdown_session(), WAIT)
+    # Also a failure no request saw (in a notification handler or a deferred update).
+    assert internal_errors(lsp_client) == []
 
 
 @pytest.fixture

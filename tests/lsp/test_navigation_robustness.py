@@ -87,7 +87,7 @@ async def test_odd_documents_and_positions(session: Session, ask: Ask) -> None:
         types.Position(line=9, character=10_000),
         types.Position(line=0, character=0),
     ):
-        await request(ask(session, page, position))  # answers, whatever it is
+        await request(ask(session, page, position))  # answers (an error fails the test)
     await session.alive()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -12,12 +13,16 @@ from pygls.exceptions import JsonRpcException
 from .conftest import Session, codes, copy_vault
 
 
-@pytest.fixture(params=["unsupported", "missing"])
+@pytest.fixture(params=["unsupported", "missing", "fifo"])
 def workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     workspace = copy_vault("lsp-vault", tmp_path, init=True)
     marker = workspace / "EchoesVault" / ".echoes-vault.json"
     if request.param == "missing":
         marker.unlink()
+    elif request.param == "fifo":
+        # Opening a FIFO that no one writes to blocks: the marker is read by the safe reader.
+        marker.unlink()
+        os.mkfifo(marker)
     else:
         data = json.loads(marker.read_text(encoding="utf-8"))
         data["protocolVersion"] = "2.0.0"

@@ -1,0 +1,48 @@
+"""Where the server's vault model keeps its memory: `tracemalloc` over one fully parsed `Vault`.
+
+Prints the total traced and the source lines that allocated the most live memory, plus the
+process's resident memory. Not a test: it measures and prints.
+
+    .venv/bin/python bench/memory_profile.py bench/.vaults/lsp-50000 --top 25
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import tracemalloc
+from pathlib import Path
+
+
+def resident_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("workspace", help="a folder holding EchoesVault/ (e.g. a bench vault)")
+    parser.add_argument("--top", type=int, default=20, help="source lines to list")
+    args = parser.parse_args()
+    from echoes_lsp.vault import Vault
+
+    tracemalloc.start(1)
+    vault = Vault(args.workspace)
+    vault.load()
+    vault.complete()
+    gc.collect()
+    snapshot = tracemalloc.take_snapshot()
+    lines = snapshot.statistics("lineno")
+    total = sum(stat.size for stat in lines)
+    print(
+        f"{len(vault.entries):,} files; traced {total / 1e6:.1f} MB; resident {resident_mb():.0f} MB"
+    )
+    for stat in lines[: args.top]:
+        frame = stat.traceback[0]
+        print(f"{stat.size / 1e6:8.1f} MB {stat.count:9,d}  {frame.filename}:{frame.lineno}")
+
+
+if __name__ == "__main__":
+    main()

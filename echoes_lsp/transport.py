@@ -1,0 +1,417 @@
+"""The server's end of the wire: frames read from a byte stream, and the JSON-RPC rules checked
+before a message reaches pygls.
+
+pygls 2.1's reader loses its place after one malformed frame (a bad `Content-Length` makes it read
+the next header as part of a body, forever), and it drops a request whose params do not fit their
+type without answering. Here a bad frame is answered or dropped and reading resumes at the next
+`Content-Length` header; every request gets a response.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, Awaitable, BinaryIO, Callable, Dict, List, Optional, Union
+
+import cattrs
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.io_ import StdoutWriter
+from pygls.protocol import JsonRPCProtocol
+from pygls.server import JsonRPCServer
+
+log = logging.getLogger("echoes_lsp")
+
+# A body larger than this is refused: the largest page the server analyses is 16 MiB, and JSON
+# escaping can at most double it.
+MAX_BODY = 64 * 1024 * 1024
+MAX_HEADER = 8 * 1024
+READ_SIZE = 1024 * 1024
+
+HEADER_NAME = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
+# A Content-Length header ended by a raw line break. Valid JSON can never hold one (a string
+# cannot contain a raw line break, and outside strings there are no letters), so finding it inside
+# a body proves that the body was shorter than announced and the next frame has begun.
+HEADER_IN_BODY = re.compile(rb"content-length[ \t]*:[^\"\r\n]*\r?\n", re.IGNORECASE)
+PARTIAL_VALUE = re.compile(rb"[ \t]*[0-9]*\r?")
+NAME = b"content-length:"
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+SERVER_NOT_INITIALIZED = -32002
+
+
+@dataclass(frozen=True)
+class Message:
+    """One well-framed body, decoded from JSON."""
+
+    data: Any
+
+
+@dataclass(frozen=True)
+class BadFrame:
+    """Bytes that were not a valid frame; `body` holds a broken body, to find a request id in."""
+
+    reason: str
+    body: bytes = b""
+
+
+Item = Union[Message, BadFrame]
+
+
+def _header_start(tail: bytes) -> bool:
+    """Whether `tail` (the end of a body) could be the beginning of a Content-Length header."""
+    lowered = tail.lower()
+    if len(lowered) <= len(NAME):
+        return NAME.startswith(lowered)
+    return lowered.startswith(NAME) and PARTIAL_VALUE.fullmatch(lowered[len(NAME) :]) is not None
+
+
+class FrameParser:
+    """Splits a byte stream into frames (`Content-Length: N`, headers, a blank line, N bytes).
+
+    Bytes before a Content-Length header are skipped and reported once. A header block with a
+    missing, non-numeric, negative or oversized length is reported and skipped. A body cut short
+    by the next frame's header is reported, and the next frame is read from that header on.
+    """
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._length: Optional[int] = None
+        self._skipped = 0
+        self._scanned = 0
+
+    def feed(self, data: bytes) -> List[Item]:
+        """Add bytes; return every frame they complete, in order."""
+        self._buffer += data
+        items: List[Item] = []
+        while True:
+            waiting = self._length is None
+            item = self._step()
+            if item is not None:
+                items.append(item)
+            elif not (waiting and self._length is not None):
+                return items
+
+    def finish(self) -> List[Item]:
+        """The end of the stream: whatever was left is reported."""
+        items: List[Item] = []
+        if self._length is not None:
+            items.append(BadFrame("the stream ended inside a body", bytes(self._buffer)))
+        elif self._skipped or self._buffer.strip():
+            items.append(
+                BadFrame(f"{self._skipped + len(self._buffer)} trailing bytes were no frame")
+            )
+        self._buffer.clear()
+        self._length = None
+        self._skipped = 0
+        return items
+
+    def _skip(self, count: int) -> None:
+        self._skipped += count
+        del self._buffer[:count]
+
+    def _report_skipped(self) -> Optional[BadFrame]:
+        if not self._skipped:
+            return None
+        count, self._skipped = self._skipped, 0
+        return BadFrame(f"skipped {count} bytes that were not part of a frame")
+
+    def _step(self) -> Optional[Item]:
+        if self._length is None:
+            return self._header()
+        return self._body(self._length)
+
+    def _header(self) -> Optional[Item]:
+        buffer = self._buffer
+        match = HEADER_NAME.search(buffer)
+        if match is None:
+            # Keep a tail that may be the start of a header split across reads.
+            self._skip(max(0, len(buffer) - len(NAME)))
+            return None
+        if match.start():
+            self._skip(match.start())
+        end = buffer.find(b"\r\n\r\n")
+        if end < 0:
+            if len(buffer) > MAX_HEADER:
+                self._skip(len(NAME))
+                return BadFrame("a header block longer than 8 KiB")
+            return None
+        skipped = self._report_skipped()
+        if skipped is not None:
+            return skipped
+        block = bytes(buffer[:end])
+        del buffer[: end + 4]
+        length: Optional[int] = None
+        problem: Optional[str] = None
+        for line in block.split(b"\r\n"):
+            found = list(HEADER_NAME.finditer(line))
+            if not found:
+                continue
+            value = line[found[-1].end() :].strip()
+            if value.isdigit():
+                length, problem = int(value), None
+            else:
+                length, problem = None, "a Content-Length that is not a non-negative integer"
+        if problem is not None or length is None:
+            return BadFrame(problem or "a header block without Content-Length")
+        if length > MAX_BODY:
+            return BadFrame(f"a Content-Length over {MAX_BODY // (1024 * 1024)} MiB")
+        self._length = length
+        self._scanned = 0
+        return None
+
+    def _body(self, length: int) -> Optional[Item]:
+        buffer = self._buffer
+        window = min(len(buffer), length + MAX_HEADER)
+        start = max(0, self._scanned - MAX_HEADER)
+        # Compact JSON has no raw line break: the regular expression runs only when one is there.
+        if buffer.find(b"\n", start, window) >= 0:
+            match = HEADER_IN_BODY.search(buffer, start, window)
+            if match is not None and match.start() < length:
+                return self._cut(match.start(), "a body shorter than its Content-Length")
+        self._scanned = window
+        if len(buffer) < length:
+            return None
+        body = bytes(buffer[:length])
+        del buffer[:length]
+        self._length = None
+        try:
+            return Message(json.loads(body))
+        except ValueError:
+            pass
+        for size in range(min(len(body), len(NAME) + 24), 0, -1):
+            if _header_start(body[-size:]):
+                # The announced length ran into the next frame's header: read on from there.
+                self._buffer[0:0] = body[-size:]
+                return BadFrame("a body shorter than its Content-Length", body[:-size])
+        return BadFrame("a body that is not valid JSON", body)
+
+    def _cut(self, at: int, reason: str) -> BadFrame:
+        body = bytes(self._buffer[:at])
+        del self._buffer[:at]
+        self._length = None
+        return BadFrame(reason, body)
+
+
+def request_id(body: bytes) -> Any:
+    """The id of the request a broken body held, when it can be read (else None)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    if isinstance(data, dict) and "method" in data and valid_id(data.get("id")):
+        return data["id"]
+    return None
+
+
+def valid_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def strict_position(value: Any, _cls: Any) -> types.Position:
+    """Positions are unsigned integers: a string or a float is refused, not converted."""
+    if not isinstance(value, dict):
+        raise TypeError("a Position must be an object")
+    numbers: List[int] = []
+    for name in ("line", "character"):
+        number = value.get(name)
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise TypeError(f"Position.{name} must be an integer")
+        numbers.append(number)
+    return types.Position(line=numbers[0], character=numbers[1])
+
+
+def strict_converter(factory: Callable[[], cattrs.Converter]) -> Callable[[], cattrs.Converter]:
+    def make() -> cattrs.Converter:
+        converter = factory()
+        converter.register_structure_hook(types.Position, strict_position)
+        return converter
+
+    return make
+
+
+def describe(error: BaseException) -> str:
+    """Where params did not fit their type, without repeating any value that was sent."""
+    cause = error.__cause__ or error
+    if isinstance(cause, cattrs.BaseValidationError):
+        return "; ".join(cattrs.transform_error(cause)[:3])
+    return type(cause).__name__
+
+
+class Conversation:
+    """The JSON-RPC and LSP rules pygls leaves unchecked: a response for every request (-32600,
+    -32602, -32002, -32700), nothing before `initialize` but `exit`, no request after
+    `shutdown`."""
+
+    def __init__(self, protocol: JsonRPCProtocol) -> None:
+        self.protocol = protocol
+        self.initialize_seen = False
+        self.shutdown_seen = False
+
+    def send_error(self, msg_id: Any, code: int, message: str) -> None:
+        # pygls's own writer path: it adds the headers and reports a broken pipe.
+        self.protocol._send_data(
+            types.ResponseErrorMessage(
+                id=msg_id, error=types.ResponseError(code=code, message=message)
+            )
+        )
+
+    def receive(self, item: Item) -> None:
+        if isinstance(item, BadFrame):
+            log.warning("dropped a malformed frame: %s", item.reason)
+            if item.body:
+                msg_id = request_id(item.body)
+                if msg_id is not None:
+                    self.send_error(msg_id, INVALID_REQUEST, f"malformed frame: {item.reason}")
+                elif item.reason == "a body that is not valid JSON":
+                    self.send_error(None, PARSE_ERROR, "the body is not valid JSON")
+            return
+        self.message(item.data)
+
+    def message(self, data: Any) -> None:
+        if not isinstance(data, dict):
+            self.send_error(None, INVALID_REQUEST, "a message must be a JSON object")
+            return
+        method = data.get("method")
+        has_id = "id" in data
+        msg_id = data.get("id")
+        if has_id and not valid_id(msg_id):
+            self.send_error(None, INVALID_REQUEST, "the id must be an integer or a string")
+            return
+        is_request = has_id and "method" in data
+        if data.get("jsonrpc") != "2.0" or ("method" in data and not isinstance(method, str)):
+            if is_request:
+                self.send_error(msg_id, INVALID_REQUEST, "not a JSON-RPC 2.0 request")
+            else:
+                log.warning("dropped a message that is not JSON-RPC 2.0")
+            return
+        if not self.initialize_seen:
+            if is_request and method != types.INITIALIZE:
+                self.send_error(msg_id, SERVER_NOT_INITIALIZED, "the server is not initialized")
+                return
+            if not has_id and method != types.EXIT:
+                log.warning("dropped %s before initialize", method)
+                return
+        if self.shutdown_seen and is_request:
+            self.send_error(msg_id, INVALID_REQUEST, "the server is shutting down")
+            return
+        try:
+            structured = self.protocol.structure_message(data)
+        except JsonRpcException as error:
+            self.refuse(data, is_request, error)
+            return
+        if is_request and method == types.INITIALIZE:
+            self.initialize_seen = True
+        if is_request and method == types.SHUTDOWN:
+            self.shutdown_seen = True
+        self.protocol.handle_message(structured)
+
+    def refuse(self, data: Dict[str, Any], is_request: bool, error: JsonRpcException) -> None:
+        method = data.get("method")
+        if is_request:
+            self.send_error(
+                data["id"], INVALID_PARAMS, f"invalid params for {method}: {describe(error)}"
+            )
+        elif "id" in data:
+            # A response we cannot read: fail the request that waits for it rather than hang it.
+            self.protocol.handle_message(
+                types.ResponseErrorMessage(  # type: ignore[arg-type]  # its id may be None
+                    id=data["id"],
+                    error=types.ResponseError(code=INVALID_PARAMS, message=describe(error)),
+                )
+            )
+        else:
+            log.warning("dropped %s with invalid params: %s", method, describe(error))
+
+
+def stream_chunks(stream: BinaryIO) -> Callable[[], Awaitable[bytes]]:
+    """Chunks of `stream`, read by a daemon thread so that exit never waits on a blocked read.
+
+    The thread reads the file descriptor itself: a daemon thread holding `sys.stdin`'s buffer
+    lock at interpreter shutdown aborts the process."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=4)
+    try:
+        fd: Optional[int] = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None
+
+    def read() -> bytes:
+        if fd is not None:
+            return os.read(fd, READ_SIZE)
+        reader = getattr(stream, "read1", stream.read)
+        return bytes(reader(READ_SIZE))
+
+    def pump() -> None:
+        while True:
+            try:
+                chunk = read()
+            except OSError:
+                chunk = b""
+            try:
+                asyncio.run_coroutine_threadsafe(queue.put(chunk), loop).result()
+            except RuntimeError:  # the loop has closed
+                return
+            if not chunk:
+                return
+
+    threading.Thread(target=pump, name="echoes-stdin", daemon=True).start()
+    return queue.get
+
+
+async def converse(protocol: JsonRPCProtocol, read: Callable[[], Awaitable[bytes]]) -> int:
+    """Read and dispatch messages until `exit` or the end of input; returns the exit code
+    (`exit` after `shutdown`: 0, `exit` without it: 1, the input closed: 0)."""
+    parser = FrameParser()
+    conversation = Conversation(protocol)
+    while True:
+        chunk = await read()
+        items = parser.feed(chunk) if chunk else parser.finish()
+        for item in items:
+            try:
+                conversation.receive(item)
+            except SystemExit as stop:  # pygls's `exit` handler ends the process this way
+                return stop.code if isinstance(stop.code, int) else 1
+            except BrokenPipeError:
+                raise
+            except Exception:
+                log.exception("a message could not be handled")
+                if isinstance(item, Message) and isinstance(item.data, dict):
+                    data = item.data
+                    if "method" in data and valid_id(data.get("id")):
+                        conversation.send_error(data["id"], INTERNAL_ERROR, "internal error")
+            # One turn of the event loop after each message, as when each was read on its own:
+            # the tasks a message started (the vault's indexing after `initialized`) run before
+            # the next message of the same read is handled.
+            await asyncio.sleep(0)
+        if not chunk:
+            return 0
+
+
+def run_stdio(
+    server: JsonRPCServer, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None
+) -> int:
+    """Serve over stdin/stdout with this module's reader; returns the process's exit code."""
+    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+
+    async def main() -> int:
+        return await converse(server.protocol, stream_chunks(stdin or sys.stdin.buffer))
+
+    try:
+        return asyncio.run(main())
+    except BrokenPipeError:
+        log.error("the connection to the client is lost; shutting down")
+        return 1
+    except KeyboardInterrupt:
+        return 1
+    finally:
+        server.shutdown()

@@ -1,0 +1,84 @@
+"""The code actions offered on a page: quick fixes for its findings in the range, then the
+source actions (deprecate, save, rebuild the index, append the selection), filtered by `only`."""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple
+
+from lsprotocol import types
+
+from .conftest import WAIT, Session
+from .nav_helpers import request, units
+
+
+async def actions(
+    session: Session, document: str, span: types.Range, only: Optional[List[str]] = None
+) -> List[Any]:
+    result = await request(
+        session.client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=document),
+                range=span,
+                context=types.CodeActionContext(diagnostics=[], only=only),
+            )
+        ),
+        WAIT,
+    )
+    return list(result or [])
+
+
+def summary(found: List[Any]) -> List[Tuple[str, Optional[str]]]:
+    return [(action.title, action.kind) for action in found]
+
+
+def at(line: int, character: int = 0) -> types.Position:
+    return types.Position(line=line, character=character)
+
+
+SOURCE = [
+    ("Mark this page deprecated", "refactor.rewrite.echoes.deprecate"),
+    ("Save through EchoesVault (hash-checked)", "source.echoes.save"),
+    ("Rebuild the EchoesVault index", "source.echoes.rebuildIndex"),
+]
+
+
+async def test_conflict_fixes_come_before_the_source_actions(session: Session) -> None:
+    page = session.page("conflict.md")
+    document = session.open(page)
+    await session.diagnostics(document, lambda items: any(d.code == "EV400" for d in items))
+    found = await actions(session, document, types.Range(start=at(7), end=at(7)))
+    assert summary(found) == [
+        ("Resolve conflict: keep ours", "quickfix"),
+        ("Resolve conflict: keep theirs", "quickfix"),
+        ("Resolve conflict: keep both", "quickfix"),
+        *SOURCE,
+    ]
+    ours = found[0].edit.changes[document][0]
+    assert ours.new_text == "" or "Their version." not in ours.new_text
+    # Outside the conflict block: no conflict fixes.
+    assert summary(await actions(session, document, types.Range(start=at(1), end=at(1)))) == SOURCE
+
+
+async def test_a_selection_can_be_appended_and_only_filters_kinds(session: Session) -> None:
+    page = session.page("sessions.md")
+    text = page.read_text(encoding="utf-8")
+    document = session.open(page)
+    line_text = text.split("\n")[10]
+    assert line_text == "Used by [[auth]]."
+    span = types.Range(
+        start=at(10, units(session, "Used by ")), end=at(10, units(session, "Used by [[auth]]"))
+    )
+    found = await actions(session, document, span)
+    append = found[-1]
+    assert (append.title, append.kind) == (
+        "Append the selection to a new scratchpad entry",
+        "source.echoes.append",
+    )
+    assert append.command.command == "echoes.append"
+    assert append.command.arguments[0]["entry"] == "[[auth]]"
+    assert summary(found)[:-1] == SOURCE
+    assert summary(await actions(session, document, span, only=["source"])) == [
+        *SOURCE[1:],
+        ("Append the selection to a new scratchpad entry", "source.echoes.append"),
+    ]
+    assert summary(await actions(session, document, span, only=["refactor"])) == SOURCE[:1]

@@ -1,0 +1,110 @@
+"""Bounded work per document: a page with thousands of problems gets a capped list of
+diagnostics, the most severe kept, and one summary for the rest."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, List
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .conftest import WAIT, Session, start_session
+
+HEAD = "---\ntype: architecture\nstack: []\nstatus: active\nsummary: Many links.\n---\n\n"
+TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z0A"
+
+
+def broken_links(count: int) -> str:
+    return "".join(f"See [[missing-{number}]] here.\n" for number in range(count))
+
+
+async def test_diagnostics_are_capped_with_one_summary(session: Session) -> None:
+    # The credential comes last: it is an error, so it is kept ahead of 1,500 warnings.
+    text = HEAD + broken_links(1500) + f"token {TOKEN}\n"
+    document = session.open(session.page("many-links.md"), text)
+    items = await session.diagnostics(document, lambda found: len(found) > 0)
+    assert len(items) == 1001
+    assert [d.code for d in items].count("EV600") == 1
+    summary = items[-1]
+    assert "501 more diagnostics" in summary.message
+    assert "EV300 ×501" in summary.message
+    assert summary.code == "EV300"
+    assert TOKEN not in summary.message
+
+
+async def test_the_cap_is_a_setting(bare_client: LanguageClient, workspace: Path) -> None:
+    session = await start_session(
+        bare_client, workspace, "neovim", {"diagnostics": {"maxPerDocument": 10}}
+    )
+    document = session.open(session.page("many-links.md"), HEAD + broken_links(25))
+    items = await session.diagnostics(document, lambda found: len(found) > 0)
+    assert len(items) == 11
+    assert "15 more diagnostics" in items[-1].message
+    await asyncio.wait_for(session.alive(), WAIT)
+
+
+def big_page(links: int) -> str:
+    return HEAD + "".join(f"See [[missing-{number}]].\n" for number in range(links))
+
+
+async def test_requests_are_answered_while_a_huge_page_is_analysed(session: Session) -> None:
+    """100,000 links (bench/large_page_bench.py measures 200,000): a hover is answered before
+    the page's analysis is done (its diagnostics pushed, or a diagnostic refresh asked for), and
+    again while an edit is analysed."""
+    await wait_until_ready(session)
+    arrived = record_messages(session)
+    big = session.open(session.page("huge-links.md"), big_page(100_000))
+    hover = await asyncio.wait_for(
+        session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=session.page("auth.md").as_uri()),
+                position=types.Position(line=0, character=0),
+            )
+        ),
+        WAIT,
+    )
+    assert hover is None or hover.contents is not None
+    done = "workspace/diagnostic/refresh" if session.pull else f"publish {big}"
+    assert done not in arrived, "the big page was analysed before the hover was answered"
+    items = await session.diagnostics(big, lambda found: len(found) > 0, timeout=120)
+    assert len(items) == 1001
+    assert "99,000 more diagnostics" in items[-1].message
+    # An edit that mends the first link is analysed again; requests are served meanwhile.
+    session.edit(big, 7, 4, 17, "[[auth]]")
+    await asyncio.wait_for(session.alive(), WAIT)
+    items = await session.diagnostics(
+        big, lambda found: len(found) == 1001 and found[0].range.start.line == 8, timeout=120
+    )
+    assert "98,999 more diagnostics" in items[-1].message
+
+
+async def wait_until_ready(session: Session) -> None:
+    """Until the vault is indexed (and its first diagnostic refresh sent)."""
+    statuses = session.client.statuses  # type: ignore[attr-defined]
+    deadline = asyncio.get_event_loop().time() + WAIT
+    while not any(
+        getattr(s, "ready", None) or (isinstance(s, dict) and s.get("ready")) for s in statuses
+    ):
+        assert asyncio.get_event_loop().time() < deadline, "the vault was never ready"
+        await asyncio.sleep(0.05)
+
+
+def record_messages(session: Session) -> List[str]:
+    """What the client receives from now on: requests and notifications by method (a
+    diagnostics push as `publish <uri>`)."""
+    arrived: List[str] = []
+    protocol = session.client.protocol
+    handle = protocol.handle_message
+
+    def recording(message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
+            arrived.append(f"publish {message.params.uri}")
+        elif method:
+            arrived.append(method)
+        handle(message)
+
+    protocol.handle_message = recording  # type: ignore[method-assign]
+    return arrived
