@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from echoes_lsp.runtime import echoes_vault as rules
-from tests.runtime.test_s17_secrets import SHAPES
+from tests.runtime.test_s17_secrets import MORE_SHAPES, SHAPES
 
 # Pieces that assemble into credential shapes, near-misses and prose.
 PIECES = [
@@ -82,6 +82,50 @@ def test_the_pre_check_never_changes_the_hits(parts: list) -> None:
     text = "".join(parts)
     every_kind = {kind for kind, _pattern in rules.SECRET_PATTERNS}
     assert rules.find_secrets(text) == rules._match_secrets(text, every_kind)
+
+
+# Whole shapes of every kind, their halves, and the glue around labelled values: random texts
+# built from these hold real credentials of each kind, near-misses and ordinary `key: value` lines.
+WHOLE_PIECES = [
+    *SHAPES.values(),
+    *(value for _kind, value in MORE_SHAPES),
+    *(value[: len(value) // 2] for value in SHAPES.values()),
+    *(value[len(value) // 2 :] for value in SHAPES.values()),
+    "123456789:AAHdq-cvCH1vGWJxfSeofSAs0K5PALDsawq",
+    "aws_secret_access_key",
+    "AWS_SECRET_ACCESS_KEY",
+    "Aws-Secret",
+    "heroku_token",
+    "HerokuKey",
+    "type: note\n",
+    ": ",
+    ":",
+    "=",
+    " = ",
+    "\t",
+    '"',
+    "'",
+    " ",
+    "\n",
+    ".",
+    "-",
+    "x",
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(WHOLE_PIECES), max_size=12))
+def test_the_pre_check_never_changes_the_hits_for_any_shape(parts: list) -> None:
+    text = "".join(parts)
+    every_kind = {kind for kind, _pattern in rules.SECRET_PATTERNS}
+    assert rules.find_secrets(text) == rules._match_secrets(text, every_kind)
+
+
+@pytest.mark.parametrize("piece", WHOLE_PIECES)
+def test_the_pre_check_never_changes_the_hits_around_each_piece(piece: str) -> None:
+    every_kind = {kind for kind, _pattern in rules.SECRET_PATTERNS}
+    for text in (piece, f"key: {piece}\n", f"key={piece} ", f"a.{piece}.b", f"\t'{piece}'"):
+        assert rules.find_secrets(text) == rules._match_secrets(text, every_kind), text
 
 
 def test_every_kind_has_a_gate_and_every_gate_needs_its_character() -> None:
