@@ -163,7 +163,13 @@ def test_make_demo_prints_no_recipe_lines() -> None:
         text=True,
         timeout=300,
         check=False,
-        env={**os.environ, "NO_COLOR": "1"},
+        # as typed at a shell: not as a sub-make of `make test`, which prints its directory
+        env={
+            **{
+                k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")
+            },
+            "NO_COLOR": "1",
+        },
     )
     assert process.returncode == 0, process.stderr
     assert process.stdout.startswith("\n" + "=" * 72 + "\nstatus --format card (read-only)\n")
