@@ -713,7 +713,7 @@ SECRET_PATTERNS: Tuple[Tuple[str, str], ...] = (
     ("GitHub token", r"gh[pousr]_(?<!\w.{4})[A-Za-z0-9]{36,255}\b"),
     ("GitHub fine-grained token", r"github_pat_(?<!\w.{11})[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b"),
     ("GitLab token", r"gl(?<!\w..)(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}\b"),
-    # the first part is a number (a team or app ID), unlike `xoxo-greeting-card`
+    # the first part is a number (a team or app ID), so a greeting-card slug after `xoxo-` is prose
     ("Slack token", r"xox(?<!\w...)[abposr]-[0-9]+-(?:[0-9A-Za-z]+-){0,3}[0-9A-Za-z]{6,}\b"),
     (
         "Slack webhook",
