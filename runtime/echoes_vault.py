@@ -18,7 +18,6 @@ import sys
 import time
 import unicodedata
 from dataclasses import dataclass
-from dataclasses import field as dataclass_field
 from itertools import compress as _compress
 from typing import (
     Any,
@@ -121,7 +120,7 @@ class Field:
     key_start: int
     value_start: int
     value_end: int
-    continuation: List[int] = dataclass_field(default_factory=list)
+    continuation: Tuple[int, ...] = ()
 
 
 @dataclass(**_SLOTS)
@@ -212,7 +211,7 @@ def parse_frontmatter(lines: Sequence[str]) -> Optional[Frontmatter]:
                     Problem("EV102", "indented line before any key", number, 0, number, len(line))
                 )
             else:
-                last.continuation.append(number)
+                last.continuation += (number,)
             continue
         match = key_line(stripped)
         if match is None:
@@ -230,6 +229,8 @@ def parse_frontmatter(lines: Sequence[str]) -> Optional[Frontmatter]:
             last = None
             continue
         key, raw = match.groups()
+        # The same few keys recur on every page: one string each keeps a large vault smaller.
+        key = sys.intern(key)
         current = Field(key, raw, number, 0, match.start(2), len(stripped))
         if key in fields:
             first = fields[key].line
@@ -504,7 +505,8 @@ def nfc(text: str) -> str:
 def page_key(stem: str) -> str:
     """Identity used for collisions and link resolution: NFC, then case folding."""
     if stem.isascii():
-        return stem.lower()
+        lowered = stem.lower()
+        return stem if lowered == stem else lowered  # most stems are lowercase already
     return nfc(nfc(stem).casefold())
 
 
