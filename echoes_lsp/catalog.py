@@ -20,7 +20,24 @@ from .vault import ASSET, PAGE, Entry, Vault
 
 @dataclass(frozen=True)
 class Card:
-    """What completion and symbol search show of one page."""
+    """What completion and symbol search show of one page. Slotted: one per page."""
+
+    __slots__ = (
+        "deprecated",
+        "field_keys",
+        "folded",
+        "folded_summary",
+        "info",
+        "key",
+        "order",
+        "path",
+        "stack",
+        "status",
+        "stem",
+        "summary",
+        "title_line",
+        "type",
+    )
 
     stem: str
     key: str
@@ -33,6 +50,7 @@ class Card:
     stack: Tuple[str, ...]
     deprecated: bool
     title_line: int
+    field_keys: Tuple[str, ...]
     info: object  # the PageInfo the card was made from (identity marks it current)
     order: Tuple[bool, str, str]
 
@@ -66,10 +84,6 @@ def stack_items(raw: Optional[str]) -> Tuple[str, ...]:
 
 def make_card(entry: Entry) -> Card:
     info = entry.info
-    structure = entry.structure
-    title_line = 0
-    if structure is not None:
-        title_line = next((h.line for h in structure.headings if h.level == 1), 0)
     summary = (info.summary or "") if info is not None else ""
     folded = fold(entry.stem)
     return Card(
@@ -83,7 +97,8 @@ def make_card(entry: Entry) -> Card:
         status=info.status if info is not None else None,
         stack=stack_items(info.stack) if info is not None else (),
         deprecated=entry.deprecated,
-        title_line=title_line,
+        title_line=entry.title_line,
+        field_keys=entry.field_keys,
         info=info,
         order=(entry.deprecated, folded, entry.stem),
     )
@@ -200,10 +215,7 @@ class Catalog:
                 if card.status:
                     counts["status"][card.status.strip()] += 1
                 counts["stack"].update(card.stack)
-                info = card.info
-                frontmatter = getattr(info, "frontmatter", None)
-                if frontmatter is not None:
-                    counts["keys"].update(frontmatter.fields.keys())
+                counts["keys"].update(card.field_keys)
             self._vocabulary = {
                 name: sorted(counter.items(), key=lambda item: (-item[1], item[0].casefold()))
                 for name, counter in counts.items()

@@ -88,10 +88,13 @@ def _whole_line(code: str, message: str, line: int = 0, length: int = 0) -> Find
     return Finding(code, message, line, 0, line, length)
 
 
-def _placeholder_finding(info: rules.PageInfo) -> Optional[Finding]:
+def _placeholder_finding(vault: Vault, entry: Entry) -> Optional[Finding]:
     """EV202: the summary still holds the placeholder a quick fix or a created page put there."""
-    summary = info.summary
-    if summary is None or not summary.startswith(fixes.PLACEHOLDER) or info.frontmatter is None:
+    summary = entry.info.summary if entry.info is not None else None
+    if summary is None or not summary.startswith(fixes.PLACEHOLDER):
+        return None
+    info = vault.page_info(entry)
+    if info is None or info.frontmatter is None:
         return None
     found = info.frontmatter.fields.get("summary")
     if found is None:
@@ -112,7 +115,7 @@ def _page_findings(vault: Vault, entry: Entry) -> List[Finding]:
     if info is None:
         return findings
     findings.extend(Finding.of(p) for p in info.problems)
-    placeholder = _placeholder_finding(info)
+    placeholder = _placeholder_finding(vault, entry)
     if placeholder is not None:
         findings.append(placeholder)
     name = entry.rel.split("/")[-1]
@@ -137,8 +140,9 @@ def _page_findings(vault: Vault, entry: Entry) -> List[Finding]:
                 related,
             )
         )
-    if info.deprecated and info.frontmatter is not None:
-        status = info.frontmatter.fields.get("status")
+    full = vault.page_info(entry) if info.deprecated else None
+    if full is not None and full.frontmatter is not None:
+        status = full.frontmatter.fields.get("status")
         line = status.line if status else 0
         if not entry.callout:
             findings.append(
@@ -255,7 +259,7 @@ def _link_findings(vault: Vault, entry: Entry) -> List[Finding]:
             continue
         if link.heading:
             wanted = heading_key(link.heading)
-            if not any(heading_key(h.text) == wanted for h in target.structure.headings):
+            if not target.structure.has_heading(wanted):
                 findings.append(
                     Finding(
                         "EV303",
@@ -267,7 +271,7 @@ def _link_findings(vault: Vault, entry: Entry) -> List[Finding]:
                     )
                 )
         elif link.block is not None:
-            if not any(b.name == link.block for b in target.structure.blocks):
+            if not target.structure.has_block(link.block):
                 findings.append(
                     Finding(
                         "EV303",

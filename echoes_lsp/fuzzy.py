@@ -40,8 +40,10 @@ MIN_BUDGET = 400
 
 
 def fold(text: str) -> str:
-    """The form both sides are compared in."""
-    return rules.nfc(text).casefold()
+    """The form both sides are compared in (the text itself when it is already in that form, so
+    that a vault of lowercase names keeps one string per name)."""
+    folded = rules.nfc(text).casefold()
+    return text if folded == text else folded
 
 
 def _short_bonus(length: int) -> int:

@@ -83,40 +83,51 @@ class Structure:
     keeps the text, or a function that reads it, and scans it on first use: a batch check reads
     most pages' links only as candidate targets (`link_targets`) and never needs their
     positions, and a page parsed by another process of a parallel check is read again only if
-    one of its anchors is needed."""
+    one of its anchors is needed. A closed structure (`Structure.closed`) keeps only its
+    `anchors` and the path to read the rest from."""
 
-    __slots__ = ("_blocks", "_headings", "_links", "_partial", "_source", "grouped")
+    __slots__ = (
+        "_anchors",
+        "_blocks",
+        "_headings",
+        "_links",
+        "_reader",
+        "_source",
+        "grouped",
+    )
 
-    def __init__(self, links: List[Link], headings: List[Heading], blocks: List[BlockId]) -> None:
+    def __init__(
+        self, links: Sequence[Link], headings: Sequence[Heading], blocks: Sequence[BlockId]
+    ) -> None:
         self._links = links
         self._headings = headings
         self._blocks = blocks
         self._source: Optional[Tuple[Union[str, Callable[[], str]], int]] = None
-        self._partial = False
+        # Set for a closed structure: reads the file at the path `_source` holds.
+        self._reader: Optional[Callable[[str], str]] = None
+        self._anchors: Optional[str] = None
         # the links grouped by the page key they name, per source key: filled by navigation
         self.grouped: Optional[Dict[str, Dict[str, List[Link]]]] = None
 
     @classmethod
     def deferred(cls, text: Union[str, Callable[[], str]], first_line: int = 0) -> Structure:
-        structure = cls([], [], [])
+        structure = cls((), (), ())
         structure._source = (text, first_line)
         return structure
 
     @classmethod
-    def links_later(
-        cls,
-        headings: List[Heading],
-        blocks: List[BlockId],
-        reader: Callable[[], str],
-        first_line: int = 0,
+    def closed(
+        cls, scanned: Structure, path: str, reader: Callable[[str], str], first_line: int = 0
     ) -> Structure:
-        """Headings and block ids known, links read again from `reader` when first asked for.
-        The server keeps closed files this way: their links, most of the memory of a large
-        vault, are needed only for a few of them (references, renames), and the text read
-        to find them is not kept."""
-        structure = cls([], headings, blocks)
-        structure._source = (reader, first_line)
-        structure._partial = True
+        """What the server keeps of a file that is not open: the `anchors` of `scanned` (other
+        files' links are checked against them) and where to read everything else again. A
+        large vault's links and headings are most of its memory and are needed for a few files
+        only (references, a rename, completing a heading), so they are scanned again from
+        `reader(path)` when first asked for, then kept; the text read is not kept."""
+        structure = cls((), (), ())
+        structure._anchors = scanned.anchors
+        structure._source = (path, first_line)
+        structure._reader = reader
         return structure
 
     def _pending(self) -> Optional[Tuple[str, int]]:
@@ -125,37 +136,54 @@ class Structure:
         if source is None:
             return None
         text, first_line = source
+        if self._reader is not None:
+            return self._reader(str(text)), first_line
         if not isinstance(text, str):
             text = text()
-            if not self._partial:
-                self._source = (text, first_line)
+            self._source = (text, first_line)
         return text, first_line
 
     def _resolve(self) -> None:
         source = self._pending()
         if source is not None:
             full = scan(*source)
-            self._links = full.links
-            if not self._partial:
-                self._headings, self._blocks = full.headings, full.blocks
+            self._links, self._headings, self._blocks = full.links, full.headings, full.blocks
             self._source = None
+            self._reader = None
 
     @property
-    def links(self) -> List[Link]:
+    def links(self) -> Sequence[Link]:
         self._resolve()
         return self._links
 
     @property
-    def headings(self) -> List[Heading]:
-        if not self._partial:
-            self._resolve()
+    def headings(self) -> Sequence[Heading]:
+        self._resolve()
         return self._headings
 
     @property
-    def blocks(self) -> List[BlockId]:
-        if not self._partial:
-            self._resolve()
+    def blocks(self) -> Sequence[BlockId]:
+        self._resolve()
         return self._blocks
+
+    @property
+    def anchors(self) -> str:
+        """What a link can point at in this text, in one string: `#` and the key of each
+        heading, `^` and the name of each block id, one per line, sorted, each line between
+        newlines. Two structures with the same anchors answer every anchor check alike."""
+        if self._anchors is None:
+            names = {"#" + heading_key(h.text) for h in self.headings}
+            names.update("^" + b.name for b in self.blocks)
+            self._anchors = "\n" + "".join(name + "\n" for name in sorted(names))
+        return self._anchors
+
+    def has_heading(self, key: str) -> bool:
+        """Whether a heading has this `heading_key`."""
+        return f"\n#{key}\n" in self.anchors
+
+    def has_block(self, name: str) -> bool:
+        """Whether a block id has this name."""
+        return f"\n^{name}\n" in self.anchors
 
     def link_targets(self) -> Optional[List[str]]:
         """For a structure not scanned yet: the inner text of every `[[...]]` from the first
@@ -169,7 +197,7 @@ class Structure:
 
     def links_except(
         self, skip: Callable[[str], bool], targets: Optional[List[str]] = None
-    ) -> List[Link]:
+    ) -> Sequence[Link]:
         """The links, leaving out (when not scanned yet) those whose inner text `skip` accepts;
         a scanned structure gives all its links. `targets` may pass on what `link_targets`
         just gave."""

@@ -13,7 +13,7 @@ import json
 import os
 import re
 import sys
-from functools import lru_cache, partial
+from functools import lru_cache
 from typing import (
     Any,
     Callable,
@@ -28,7 +28,7 @@ from typing import (
     Tuple,
 )
 
-from .markdown import Structure, has_deprecated_callout, heading_key, scan
+from .markdown import Structure, has_deprecated_callout, scan
 from .runtime import echoes_vault as rules
 
 MAX_PARSE_BYTES = 16 * 1024 * 1024
@@ -80,49 +80,80 @@ class Face(NamedTuple):
 
     deprecated: bool
     summary: Optional[str]
-    headings: frozenset
-    blocks: frozenset
+    anchors: str  # see `Structure.anchors`
 
 
 class Entry:
-    """One file of the vault. The class attributes are the defaults of what parsing fills in, so
-    that listing a large vault creates small objects quickly; each instance gets its own values
-    when it is parsed."""
+    """One file of the vault. Slotted: a large vault holds tens of thousands of these, and
+    `__slots__` keeps each one at a third of the size an attribute dictionary would give it."""
 
-    symlink: bool = False
-    parsed: bool = False
-    stem: str = ""
-    key: str = ""
-    info: Optional[rules.PageInfo] = None
-    structure: Optional[Structure] = None
-    read_error: Optional[str] = None
-    # Set when the walk found no file it may read: a FIFO, socket or device, or a directory it
-    # cannot list. Such an entry is reported (EV401) and never opened.
-    special: Optional[str] = None
-    secrets: Sequence[rules.SecretHit] = ()
-    conflicts: Sequence[rules.Problem] = ()
-    # A page parsed by another process of a parallel check (see `Vault.adopt`), and the stem of
-    # its replacement (its first link to another page) as that process found it.
-    adopted: bool = False
-    replaced_by: Optional[str] = None
-    callout: bool = False
-    preview: Tuple[str, ...] = ()
-    title: Optional[str] = None
-    text_hash: Optional[str] = None
-    stamp: Optional[Tuple[int, int]] = None
-    ascii: bool = True
-    # Page keys and counts of the links of a file with very many (see `LARGE_LINK_KEYS`), so
-    # that an edit changes the backlink index by the difference instead of twice over.
-    counts: Optional[Dict[str, int]] = None
-    # The page keys a closed file links to, one per link (a tuple is a third of a dict's size).
-    linked: Tuple[str, ...] = ()
+    __slots__ = (
+        "adopted",
+        "ascii",
+        "body_line",
+        "callout",
+        "conflicts",
+        "counts",
+        "field_keys",
+        "info",
+        "key",
+        "kind",
+        "linked",
+        "parsed",
+        "path",
+        "preview",
+        "read_error",
+        "rel",
+        "replaced_by",
+        "secrets",
+        "special",
+        "stamp",
+        "stem",
+        "structure",
+        "symlink",
+        "text_hash",
+        "title",
+        "title_line",
+    )
 
     def __init__(self, path: str, rel: str, kind: str, symlink: bool = False) -> None:
         self.path = path
         self.rel = rel
         self.kind = kind
-        if symlink:
-            self.symlink = True
+        self.symlink = symlink
+        self.parsed = False
+        self.stem = ""
+        self.key = ""
+        # A closed page keeps its frontmatter's values and problems, not its fields (see
+        # `Vault.page_info`): where its body begins and its keys are kept beside them.
+        self.info: Optional[rules.PageInfo] = None
+        self.body_line = 0
+        self.field_keys: Tuple[str, ...] = ()
+        self.structure: Optional[Structure] = None
+        self.read_error: Optional[str] = None
+        # Set when the walk found no file it may read: a FIFO, socket or device, or a directory
+        # it cannot list. Such an entry is reported (EV401) and never opened.
+        self.special: Optional[str] = None
+        self.secrets: Sequence[rules.SecretHit] = ()
+        self.conflicts: Sequence[rules.Problem] = ()
+        # A page parsed by another process of a parallel check (see `Vault.adopt`), and the
+        # stem of its replacement (its first link to another page) as that process found it.
+        self.adopted = False
+        self.replaced_by: Optional[str] = None
+        self.callout = False
+        self.preview: Tuple[str, ...] = ()
+        self.title: Optional[str] = None
+        # the line of the first level-1 heading (0 when there is none)
+        self.title_line = 0
+        self.text_hash: Optional[str] = None
+        self.stamp: Optional[Tuple[int, int]] = None
+        self.ascii = True
+        # Page keys and counts of the links of a file with very many (see `LARGE_LINK_KEYS`),
+        # so that an edit changes the backlink index by the difference instead of twice over.
+        self.counts: Optional[Dict[str, int]] = None
+        # The page keys a closed file links to, one per link (a tuple is a third of a dict's
+        # size).
+        self.linked: Tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"Entry({self.rel!r}, {self.kind}, parsed={self.parsed})"
@@ -136,10 +167,7 @@ class Entry:
         return Face(
             self.deprecated,
             self.info.summary if self.info else None,
-            frozenset(heading_key(h.text) for h in structure.headings)
-            if structure
-            else frozenset(),
-            frozenset(b.name for b in structure.blocks) if structure else frozenset(),
+            structure.anchors if structure else "",
         )
 
 
@@ -163,7 +191,7 @@ class PageFacts(NamedTuple):
         if info is None:
             return cls(entry.read_error, None, None, (), 0)
         return cls(
-            None, info.status, info.summary, tuple(info.problems), info.body_line, replacement
+            None, info.status, info.summary, tuple(info.problems), entry.body_line, replacement
         )
 
 
@@ -228,6 +256,7 @@ class Analysis(NamedTuple):
     callout: bool
     preview: Tuple[str, ...]
     title: Optional[str]
+    title_line: int
     conflicts: Sequence[rules.Problem]
     counts: Dict[str, int]
 
@@ -249,7 +278,8 @@ def analyse(kind: str, key: str, text: str) -> Analysis:
     callout = False
     preview: Tuple[str, ...] = ()
     title: Optional[str] = None
-    conflicts: Sequence[rules.Problem] = []
+    title_line = 0
+    conflicts: Sequence[rules.Problem] = ()
     if kind == PAGE:
         info = rules.analyze_page(text)
         body = info.body_line
@@ -257,7 +287,9 @@ def analyse(kind: str, key: str, text: str) -> Analysis:
         lines = text.split("\n")
         callout = has_deprecated_callout(lines, body)
         preview = tuple(lines[body : body + PREVIEW_LINES + 2])
-        title = next((h.text for h in structure.headings if h.level == 1), None)
+        first = next((h for h in structure.headings if h.level == 1), None)
+        if first is not None:
+            title, title_line = first.text, first.line
     else:
         if rules.may_hold_conflict_markers(text):
             conflicts = rules.find_conflict_markers(text.split("\n"))
@@ -272,6 +304,7 @@ def analyse(kind: str, key: str, text: str) -> Analysis:
         callout,
         preview,
         title,
+        title_line,
         conflicts,
         count_links(structure, key),
     )
@@ -308,13 +341,28 @@ def count_links(structure: Optional[Structure], own_key: str) -> Dict[str, int]:
     return counts
 
 
+# Most pages have the same frontmatter keys: one tuple per distinct set of them is kept.
+_FIELD_KEYS: Dict[Tuple[str, ...], Tuple[str, ...]] = {}
+
+
+def field_keys(info: rules.PageInfo) -> Tuple[str, ...]:
+    """The frontmatter keys of a page, in order, as a tuple shared with every page alike."""
+    if info.frontmatter is None:
+        return ()
+    keys = tuple(info.frontmatter.fields)
+    if len(_FIELD_KEYS) >= 4096:  # a vault of odd keys on every page shares nothing
+        return _FIELD_KEYS.get(keys, keys)
+    return _FIELD_KEYS.setdefault(keys, keys)
+
+
+def without_fields(info: rules.PageInfo) -> rules.PageInfo:
+    """What a closed page keeps of its analysis: the values and problems, not the frontmatter
+    block (five field records a page, a sixth of a large vault's memory)."""
+    return rules.PageInfo(None, info.type, info.stack, info.status, info.summary, info.problems)
+
+
 def _disk_text(path: str) -> str:
     return read_text(path)[0] or ""
-
-
-def _disk_reader(path: str) -> Callable[[], str]:
-    # A partial is one small object; a closure is a function and a cell (10 MB at 50,000 pages).
-    return partial(_disk_text, path)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -491,7 +539,8 @@ class Vault:
             return entry
         if kind == PAGE:
             entry.stem = rules.nfc(rel.split("/")[-1][:-3])
-            entry.key = rules.page_key(entry.stem)
+            # interned: the backlink index holds the same key string once for every link
+            entry.key = sys.intern(rules.page_key(entry.stem))
             holders = self.by_key.setdefault(entry.key, [])
             holders.append(path)
             # Colliding pages: links resolve to the first by path, whatever the discovery order.
@@ -548,8 +597,8 @@ class Vault:
         entry.adopted = True
         entry.replaced_by = facts.replacement
         entry.read_error = facts.read_error
-        entry.secrets = []
-        entry.conflicts = []
+        entry.secrets = ()
+        entry.conflicts = ()
         if facts.read_error is not None:
             entry.info = None
             entry.structure = None
@@ -583,11 +632,14 @@ class Vault:
         entry.replaced_by = None
         entry.read_error = None
         entry.info = None
+        entry.body_line = 0
+        entry.field_keys = ()
         entry.structure = None
-        entry.secrets = []
-        entry.conflicts = []
+        entry.secrets = ()
+        entry.conflicts = ()
         entry.preview = ()
         entry.title = None
+        entry.title_line = 0
         entry.stamp = None if self.lean else stamp_of(entry.path)
         if text is None:
             text, entry.read_error = read_text(entry.path)
@@ -600,13 +652,18 @@ class Vault:
             )
             entry.text_hash = found.text_hash
             entry.ascii = found.ascii
-            entry.secrets = found.secrets
+            # an empty tuple is shared; an empty list is 56 bytes per file
+            entry.secrets = found.secrets or ()
             entry.info = found.info
+            if found.info is not None:
+                entry.body_line = found.info.body_line
+                entry.field_keys = field_keys(found.info)
             entry.structure = found.structure
             entry.callout = found.callout
             entry.preview = found.preview
             entry.title = found.title
-            entry.conflicts = found.conflicts
+            entry.title_line = found.title_line
+            entry.conflicts = found.conflicts or ()
             if delta is not None:
                 self._shift(entry.path, delta)
             else:
@@ -614,18 +671,24 @@ class Vault:
             entry.counts = found.counts if len(found.counts) > LARGE_LINK_KEYS else None
             if entry.path not in self.overlays:
                 entry.preview = ()  # read again from the disk when shown (see `preview`)
+                if found.info is not None:
+                    entry.info = without_fields(found.info)
             structure = found.structure
-            if structure is not None and structure.links and entry.path not in self.overlays:
-                # A closed file keeps its link keys, not its links (see Structure.links_later).
+            if (
+                structure is not None
+                and (structure.links or structure.headings or structure.blocks)
+                and entry.path not in self.overlays
+            ):
+                # A closed file keeps its link keys and anchors only (see Structure.closed).
                 if entry.counts is None:
                     entry.linked = tuple(
                         key for key, count in found.counts.items() for _ in range(count)
                     )
-                entry.structure = Structure.links_later(
-                    structure.headings,
-                    structure.blocks,
-                    _disk_reader(entry.path),
-                    found.info.body_line if found.info is not None else 0,
+                entry.structure = Structure.closed(
+                    structure,
+                    entry.path,
+                    _disk_text,
+                    entry.body_line,
                 )
             return
         entry.text_hash = None
@@ -633,7 +696,8 @@ class Vault:
         entry.secrets = rules.find_secrets(text)
         if entry.kind == PAGE:
             entry.info = rules.analyze_page(text)
-            body = entry.info.body_line
+            body = entry.body_line = entry.info.body_line
+            entry.field_keys = field_keys(entry.info)
             # A batch check scans a page only when one of its links may need a diagnostic or
             # another page links to one of its anchors; it shows no previews or titles, and
             # reads the callout of deprecated pages only.
@@ -844,8 +908,18 @@ class Vault:
         text, _error = read_text(entry.path)
         if text is None:
             return ()
-        body = entry.info.body_line
+        body = entry.body_line
         return tuple(text.split("\n", body + PREVIEW_LINES + 2)[body : body + PREVIEW_LINES + 2])
+
+    def page_info(self, entry: Entry) -> Optional[rules.PageInfo]:
+        """A page's whole analysis, frontmatter fields included: kept for an open page, made
+        again from the disk for a closed one (only a page's own diagnostics need the fields'
+        positions, and only for a placeholder summary or a deprecated page)."""
+        info = entry.info
+        if info is None or info.frontmatter is not None or entry.path in self.overlays:
+            return info
+        text, _error = read_text(entry.path)
+        return rules.analyze_page(text) if text is not None else info
 
     def pages(self) -> List[Entry]:
         return [self.entries[paths[0]] for paths in self.by_key.values()]
