@@ -1,7 +1,9 @@
 """Where the server's vault model keeps its memory: `tracemalloc` over one fully parsed `Vault`.
 
-Prints the total traced and the source lines that allocated the most live memory, plus the
-process's resident memory. Not a test: it measures and prints.
+The profile holds what a server holds once it has answered completion and symbol queries: the
+model, its catalog of cards and the catalog's search index. Prints the total traced and the
+source lines that allocated the most live memory, plus the process's resident memory (which
+`tracemalloc` itself inflates). Not a test: it measures and prints.
 
     .venv/bin/python bench/memory_profile.py bench/.vaults/lsp-50000 --top 25
 """
@@ -26,12 +28,17 @@ def main() -> None:
     parser.add_argument("workspace", help="a folder holding EchoesVault/ (e.g. a bench vault)")
     parser.add_argument("--top", type=int, default=20, help="source lines to list")
     args = parser.parse_args()
+    from echoes_lsp.catalog import catalog
     from echoes_lsp.vault import Vault
 
     tracemalloc.start(1)
     vault = Vault(args.workspace)
     vault.load()
     vault.complete()
+    cards = catalog(vault)
+    cards.index().search("topic", 20)
+    cards.index().search("settlement webhook", 20)
+    cards.vocabulary()
     gc.collect()
     snapshot = tracemalloc.take_snapshot()
     lines = snapshot.statistics("lineno")
