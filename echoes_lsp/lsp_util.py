@@ -53,6 +53,13 @@ class Columns:
     def __init__(self, encoding: str = "utf-16") -> None:
         self.encoding = encoding
 
+    @classmethod
+    def negotiated(cls, encoding: object) -> Columns:
+        """The columns of a negotiated position encoding: a `PositionEncodingKind`, the plain
+        string a client sent, or None (UTF-16, the protocol's default)."""
+        name = getattr(encoding, "value", encoding) or "utf-16"
+        return cls(str(name).lower())
+
     def units(self, text: str) -> int:
         if self.encoding == "utf-32" or text.isascii():
             return len(text)

@@ -23,6 +23,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
 from . import __version__
+from .buffers import Buffers
 from .diagnose import Finding, apply_policy, cap, diagnose, marker_finding
 from .lsp_util import (
     Columns,
@@ -130,6 +131,17 @@ class EchoesServer(LanguageServer):
         return message
 
     # -- folders and documents -------------------------------------------------------------------
+
+    def use_buffers(self) -> None:
+        """Replace the workspace pygls made for `initialize` (it holds no document yet) with one
+        whose documents apply edits in time proportional to the edit (see `buffers`)."""
+        made = self.workspace
+        self.protocol._workspace = Buffers(
+            made.root_uri,
+            made._sync_kind,
+            list(made.folders.values()),
+            made.position_encoding,
+        )
 
     def folder_for_path(self, path: Optional[str], create: bool = True) -> Optional[Folder]:
         """The vault holding `path`, loading it on first use."""

@@ -80,6 +80,7 @@ def locate(ls: EchoesServer, uri: str) -> Optional[Tuple[Folder, str]]:
 
 
 def initialize(ls: EchoesServer, params: types.InitializeParams) -> None:
+    ls.use_buffers()
     if params.initialization_options is not None:
         ls.apply_settings(params.initialization_options)
     caps = params.capabilities
@@ -97,8 +98,7 @@ def initialize(ls: EchoesServer, params: types.InitializeParams) -> None:
         for method in (types.TEXT_DOCUMENT_DIAGNOSTIC, types.WORKSPACE_DIAGNOSTIC):
             ls.protocol.fm.features.pop(method, None)
             ls.protocol.fm.feature_options.pop(method, None)
-    encoding = str(ls.workspace.position_encoding or "utf-16")
-    ls.columns = Columns(encoding.lower().replace("utf16", "utf-16"))
+    ls.columns = Columns.negotiated(ls.workspace.position_encoding)
 
     for folder in ls.workspace.folders.values():
         path = uri_to_path(folder.uri)

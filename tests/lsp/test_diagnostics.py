@@ -89,3 +89,16 @@ async def test_file_names_that_need_quoting_in_uris(session: Session) -> None:
     # The open buffer is what counts: fixing the link there clears the diagnostic.
     session.replace(document, page.read_text(encoding="utf-8").replace("nowhere", "auth"))
     assert await session.diagnostics(document, lambda d: not d) == []
+
+
+async def test_an_edit_lands_on_the_line_the_client_counts(session: Session) -> None:
+    # U+2028 is no line break for LSP clients (only \n, \r\n and \r are); an edit on the line
+    # after it must land there, and the link it adds be reported where the client sees it.
+    head = "---\ntype: note\nstack: []\nstatus: active\nsummary: Separators.\n---\n\n"
+    text = head + "one\u2028two\nthree\n"
+    document = session.open(session.page("separators.md"), text)
+    assert await session.diagnostics(document) == []
+    session.edit(document, 8, 0, 0, "[[nowhere]] ")
+    items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
+    missing = next(d for d in items if d.code == "EV300")
+    assert (missing.range.start.line, missing.range.start.character) == (8, 2)
