@@ -50,6 +50,22 @@ STRICT_ENV = "ECHOES_LSP_STRICT"
 INTERNAL_ERROR = "echoes-lsp internal error"
 
 
+def uncollected(function: Callable[..., Any], *args: Any) -> Any:
+    """Call `function` with the cyclic garbage collector paused. Analysing a large document
+    makes hundreds of thousands of objects and no cycles; left on, the collector runs a full
+    collection of the whole heap (40-80 ms) every few of them, holding the interpreter lock
+    that the event loop is waiting for. Only the one large-document worker thread calls this."""
+    gc.disable()
+    try:
+        return function(*args)
+    finally:
+        # Everything made meanwhile is young; the first collection after `enable` would walk
+        # it all (30 ms for a page of 200,000 links). It is kept (the analysis) or freed by
+        # reference counting, never by the collector: out of its sight.
+        gc.freeze()
+        gc.enable()
+
+
 @dataclass
 class Folder:
     """One workspace with an `EchoesVault/`."""
@@ -340,13 +356,15 @@ class EchoesServer(LanguageServer):
                     entry = folder.vault.entries.get(path)
                     base = entry.counts if entry is not None else None
                     prepared = await loop.run_in_executor(
-                        self.large_pool, prepare, kind, key, text, base
+                        self.large_pool, uncollected, prepare, kind, key, text, base
                     )
                     if uri in self.large_again:
                         continue  # newer text arrived: analyse that instead
                     if self.open_document(uri) is None:
                         return
                     changed = folder.vault.open(path, text, prepared)
+                    # Long-lived, like the model after indexing: out of the collector's sight.
+                    gc.freeze()
                     if not self.pull:
                         await self.publish_now(uri)
                     # Refreshing the pages that link here re-asks for this page too: that
@@ -378,7 +396,9 @@ class EchoesServer(LanguageServer):
         for _attempt in range(3):
             generation = folder.vault.generation
             try:
-                result = await loop.run_in_executor(self.large_pool, self.diagnostics, uri)
+                result = await loop.run_in_executor(
+                    self.large_pool, uncollected, self.diagnostics, uri
+                )
             except Exception:
                 log.debug("the model changed while diagnosing %s; again", uri, exc_info=True)
                 continue

@@ -72,3 +72,35 @@ def test_a_stale_preparation_falls_back_to_a_full_relink(tmp_path: Path) -> None
     fresh.load()
     fresh.open(path, big_text(4))
     assert fresh.snapshot() == vault.snapshot()
+
+
+def test_the_collector_is_paused_for_an_analysis_and_back_after_it() -> None:
+    # A large analysis runs with the cyclic collector off (its full collections would hold the
+    # interpreter lock the event loop waits for), and what it made is frozen, not collected.
+    import gc
+
+    from echoes_lsp.state import uncollected
+
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    made: List[object] = []
+
+    def analysis() -> bool:
+        made.extend([[n] for n in range(1000)])  # tracked objects, young when made
+        return gc.isenabled()
+
+    try:
+        assert uncollected(analysis) is False
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= frozen + len(made)
+
+        def failing() -> None:
+            raise ValueError("the analysis failed")
+
+        try:
+            uncollected(failing)
+        except ValueError:
+            pass
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
