@@ -317,9 +317,11 @@ class EchoesServer(LanguageServer):
         path = uri_to_path(uri)
         if path is None:
             return []
-        lines = self.lines_of(path)
         policy = self.settings.policy()
         decided = cap(apply_policy(self.findings(uri), policy), self.settings.max_per_document)
+        if not decided:
+            return []  # the file's lines are read only to place a diagnostic
+        lines = self.lines_of(path)
         return [
             to_diagnostic(finding, severity, lines, self.columns, self.lines_of)
             for finding, severity in decided
