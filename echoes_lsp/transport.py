@@ -22,7 +22,6 @@ from typing import Any, Awaitable, BinaryIO, Callable, Dict, List, Optional, Uni
 import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pygls.io_ import StdoutWriter
 from pygls.protocol import JsonRPCProtocol
 from pygls.server import JsonRPCServer
 
@@ -513,11 +512,33 @@ def run_websocket(server: JsonRPCServer, host: str, port: int) -> int:
         server.shutdown()
 
 
+class StdoutEndpoint:
+    """pygls's writer interface over standard output. `exit` closes it; a notification that a
+    timer sends while the process winds down (a status update) is then dropped. pygls would
+    report the failed write to the client, fail to write that report too, and report that,
+    without end, logging each failure to standard error until the pipe was full."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+        self._stream.close()
+
+    def write(self, data: bytes) -> None:
+        if self.closed:
+            log.debug("dropped %d bytes written after the output was closed", len(data))
+            return
+        self._stream.write(data)
+        self._stream.flush()
+
+
 def run_stdio(
     server: JsonRPCServer, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None
 ) -> int:
     """Serve over stdin/stdout with this module's reader; returns the process's exit code."""
-    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    server.protocol.set_writer(StdoutEndpoint(stdout or sys.stdout.buffer))
 
     async def main() -> int:
         return await converse(server.protocol, stream_chunks(stdin or sys.stdin.buffer))
