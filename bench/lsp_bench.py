@@ -6,6 +6,7 @@ Measures, on generated vaults (default 1,000 and 10,000 pages; `--large` adds 50
 - references on a page with 500 backlinks;
 - didChange → diagnostics with the debounce set to 0;
 - workspace symbols;
+- hovers on a page while the vault is indexed in the background;
 - resident memory of the server once the vault is fully indexed.
 Prints p50 and p95 (milliseconds) per measure. Not a test: it never fails on timing.
 """
@@ -196,11 +197,25 @@ async def first_diagnostics(workspace: Path, runs: int) -> List[float]:
 async def steady_state(workspace: Path, repeat: int) -> Dict[str, Any]:
     bench = Bench(workspace)
     await bench.start()
+    # Hovers on a page every 20 ms while the vault is indexed in the background.
+    indexing: List[float] = []
+    hovered = types.TextDocumentIdentifier(uri=bench.page(vaultgen.page_stem(2)).as_uri())
+    deadline = time.perf_counter() + 300
+    while not bench.ready.is_set() and time.perf_counter() < deadline:
+        await timed(
+            indexing,
+            bench.client.text_document_hover_async(
+                types.HoverParams(
+                    text_document=hovered, position=types.Position(line=7, character=2)
+                )
+            ),
+        )
+        await asyncio.sleep(0.02)
     await asyncio.wait_for(bench.ready.wait(), 300)
     # Keep this client's own garbage collections out of the server's latencies.
     gc.collect()
     gc.freeze()
-    results: Dict[str, Any] = {}
+    results: Dict[str, Any] = {"hoverWhileIndexing": indexing}
     uri = await bench.open(bench.page(vaultgen.page_stem(3)))
     document = types.TextDocumentIdentifier(uri=uri)
     line = 12
@@ -285,6 +300,8 @@ async def run(
         print(row(f"references ({steady['referenceCount']} backlinks)", steady["references"]))
         print(row("didChange → diagnostics (no debounce)", steady["didChange"]))
         print(row("workspace symbols", steady["workspaceSymbols"]))
+        if steady["hoverWhileIndexing"]:
+            print(row("hover while the vault is indexed", steady["hoverWhileIndexing"]))
         rss, peak = steady["rssMB"], steady["peakMB"]
         if rss and peak:
             print(f"\nResident memory after indexing: {rss:.0f} MB (peak {peak:.0f} MB)")

@@ -41,7 +41,7 @@ from .vault import Vault, find_workspace, larger_than, prepare, prepare_file, re
 
 log = logging.getLogger("echoes_lsp")
 # Indexing parses files in batches until a step has taken this long, then lets requests in.
-INDEX_STEP_SECONDS = 0.02
+INDEX_STEP_SECONDS = 0.008
 INDEX_BATCH = 20
 # Open documents longer than this (in characters) are analysed and diagnosed off the event loop,
 # so that no request waits more than a few milliseconds behind them.
