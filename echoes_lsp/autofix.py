@@ -23,7 +23,7 @@ from .diagnose import expected_index
 from .report import FixOutcome
 from .runtime import echoes_vault as rules
 from .runtime_client import RuntimeCall, RuntimeFailure, run, runtime_for
-from .vault import PAGE, Vault, read_text
+from .vault import PAGE, Vault, buffer_hash, read_text, starts_with_bom
 
 PAGE_FIXES = ("EV201", "EV310")
 INDEX_FIXES = ("EV402", "EV403")
@@ -110,9 +110,8 @@ def plan_page(vault: Vault, path: str, codes: Set[str]) -> Optional[Plan]:
             applied.append(code)
     if not applied:
         return None
-    return Plan(
-        path, tuple(applied), old, new, rules.text_sha256(old), _page_blocked(vault, path, new)
-    )
+    expected = buffer_hash(old, starts_with_bom(path))
+    return Plan(path, tuple(applied), old, new, expected, _page_blocked(vault, path, new))
 
 
 def index_blockers(vault: Vault, limit: int = 5) -> str:
@@ -205,7 +204,7 @@ def _plan_index(vault: Vault, requested: Optional[str]) -> Optional[Plan]:
     if new is None or new == old:
         return None
     codes = (requested,) if requested else ()
-    return Plan(path, codes, old, new, rules.text_sha256(old), index=True)
+    return Plan(path, codes, old, new, buffer_hash(old, starts_with_bom(path)), index=True)
 
 
 def unified_diff(plan: Plan, display: str) -> str:

@@ -231,9 +231,47 @@ def decode_text(data: bytes) -> Tuple[Optional[str], Optional[str]]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         return None, f"is not valid UTF-8 (byte {error.start})"
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return rules.normalize_newlines(text), None
+    return rules.normalize_newlines(without_bom(text)), None
+
+
+BOM = "\ufeff"
+BOM_BYTES = BOM.encode("utf-8")
+
+
+def without_bom(text: str) -> str:
+    """`text` without a leading byte-order mark, as editors hold a file that has one."""
+    return text[1:] if text.startswith(BOM) else text
+
+
+def runtime_hash(text: str, bom: bool) -> str:
+    """The runtime's `hash` of a file whose text without its byte-order mark is `text` (as
+    `decode_text` gives it), the mark present when `bom`. The one rule for every base and disk
+    hash: the runtime digests the decoded text with its U+FEFF, which editors and `decode_text`
+    drop, so it is put back here."""
+    return rules.text_sha256(BOM + text if bom else text)
+
+
+def buffer_hash(buffer: str, bom: bool) -> str:
+    """The runtime's `hash` of the file an editor buffer was read from, or that saving it writes.
+    A mark an editor kept in the buffer is not page text (a checked save leaves it out)."""
+    return runtime_hash(without_bom(rules.normalize_newlines(buffer)), bom)
+
+
+def starts_with_bom(path: str) -> bool:
+    """Whether a vault file begins with a UTF-8 byte-order mark (False when it cannot be read)."""
+    try:
+        return rules.read_bytes(path, size_hint=2, limit=2).startswith(BOM_BYTES)
+    except OSError:
+        return False
+
+
+def disk_hash(path: str) -> Optional[str]:
+    """The runtime's `hash` of a vault file as it is now, or None when it cannot be read."""
+    data, _error = read_bytes(path)
+    if data is None:
+        return None
+    text, _error = decode_text(data)
+    return runtime_hash(text, data.startswith(BOM_BYTES)) if text is not None else None
 
 
 def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:

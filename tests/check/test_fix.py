@@ -235,6 +235,19 @@ def test_a_page_changed_between_read_and_write_is_not_overwritten(clean_workspac
     assert "EV310" in process.stdout.split("fix failed")[1]
 
 
+def test_fix_of_a_page_saved_with_a_byte_order_mark(clean_workspace: Path) -> None:
+    """The hash sent is the runtime's (which digests the mark); the fixed page is written
+    without the mark, as the runtime reads a kept one as text before the frontmatter."""
+    page = _vault(clean_workspace) / "pages" / "old-cache.md"
+    page.write_bytes(b"\xef\xbb\xbf" + DEPRECATED.encode("utf-8"))
+    process = run_check("--fix", cwd=clean_workspace)
+    assert process.returncode == 0, process.stdout
+    assert "EchoesVault/pages/old-cache.md: fixed EV310" in process.stdout
+    assert page.read_bytes() == DEPRECATED.replace(
+        "# Old cache\n", "# Old cache\n\n> [!warning] DEPRECATED\n"
+    ).encode("utf-8")
+
+
 def test_fix_skips_what_the_runtime_would_refuse(workspace: Path) -> None:
     install_runtime(workspace)
     before = snapshot_files(workspace)
