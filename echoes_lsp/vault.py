@@ -223,38 +223,34 @@ def read_bytes(path: str) -> Tuple[Optional[bytes], Optional[str]]:
 
 
 def decode_text(data: bytes) -> Tuple[Optional[str], Optional[str]]:
-    """Text as the engine analyses it (UTF-8, without a byte-order mark, newlines normalized), or
-    an error sentence for EV401: the one decoder for files and standard input."""
+    """Text as the runtime reads it (UTF-8, a byte-order mark kept as U+FEFF, newlines
+    normalized), or an error sentence for EV401: the one decoder for files and standard input.
+    The mark stays so that a page is judged as the runtime judges it (EV100) and hashed as its
+    `hash` does."""
     if b"\x00" in data:
         return None, "is a binary file (contains NUL bytes), not UTF-8 text"
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         return None, f"is not valid UTF-8 (byte {error.start})"
-    return rules.normalize_newlines(without_bom(text)), None
+    return rules.normalize_newlines(text), None
 
 
-BOM = "\ufeff"
-BOM_BYTES = BOM.encode("utf-8")
+BOM_BYTES = rules.BOM.encode("utf-8")
 
 
 def without_bom(text: str) -> str:
-    """`text` without a leading byte-order mark, as editors hold a file that has one."""
-    return text[1:] if text.startswith(BOM) else text
-
-
-def runtime_hash(text: str, bom: bool) -> str:
-    """The runtime's `hash` of a file whose text without its byte-order mark is `text` (as
-    `decode_text` gives it), the mark present when `bom`. The one rule for every base and disk
-    hash: the runtime digests the decoded text with its U+FEFF, which editors and `decode_text`
-    drop, so it is put back here."""
-    return rules.text_sha256(BOM + text if bom else text)
+    """`text` without a leading byte-order mark, as editors show a file that has one."""
+    return text[1:] if text.startswith(rules.BOM) else text
 
 
 def buffer_hash(buffer: str, bom: bool) -> str:
-    """The runtime's `hash` of the file an editor buffer was read from, or that saving it writes.
-    A mark an editor kept in the buffer is not page text (a checked save leaves it out)."""
-    return runtime_hash(without_bom(rules.normalize_newlines(buffer)), bom)
+    """The runtime's `hash` of the file an editor buffer was read from, or that saving it writes,
+    the file beginning with a byte-order mark when `bom`. The runtime digests the mark with the
+    text; editors drop it from the buffer (one that keeps it is read the same way), so it is put
+    back here."""
+    text = without_bom(rules.normalize_newlines(buffer))
+    return rules.text_sha256(rules.BOM + text if bom else text)
 
 
 def starts_with_bom(path: str) -> bool:
@@ -267,11 +263,8 @@ def starts_with_bom(path: str) -> bool:
 
 def disk_hash(path: str) -> Optional[str]:
     """The runtime's `hash` of a vault file as it is now, or None when it cannot be read."""
-    data, _error = read_bytes(path)
-    if data is None:
-        return None
-    text, _error = decode_text(data)
-    return runtime_hash(text, data.startswith(BOM_BYTES)) if text is not None else None
+    text, _error = read_text(path)
+    return rules.text_sha256(text) if text is not None else None
 
 
 def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:
