@@ -82,6 +82,21 @@ async def test_checked_save_of_an_unchanged_bom_page_succeeds(session: Session) 
     assert page.read_bytes() == again.encode("utf-8")
 
 
+async def test_the_hidden_mark_is_reported_until_a_checked_save_drops_it(session: Session) -> None:
+    """The buffer has no mark, so it looks valid; the file still has one, which the runtime
+    refuses (EV100). The page says so until the checked save writes it without the mark."""
+    page = session.page("sessions.md")
+    document = session.open(page, buffer_of(page))
+    items = await session.diagnostics(document, lambda d: "EV100" in codes(d))
+    hidden = next(d for d in items if d.code == "EV100")
+    assert "byte-order mark (U+FEFF)" in hidden.message
+    assert hidden.range.start == hidden.range.end == types.Position(line=0, character=0)
+    await session.command("echoes.savePage", {"uri": document})
+    assert "EV100" not in codes(
+        await session.diagnostics(document, lambda d: "EV100" not in codes(d))
+    )
+
+
 async def test_bom_page_changed_on_disk_is_still_refused(session: Session) -> None:
     page = session.page("sessions.md")
     original = buffer_of(page)
