@@ -1,8 +1,9 @@
 """`echoes-lsp check --fix` / `--diff`: plan safe mechanical fixes and apply them through the runtime.
 
-Only three fixes are mechanical enough to apply unasked: joining a multi-line summary (EV201),
-adding the DEPRECATED callout (EV310) and rebuilding an out-of-date or hand-edited index
-(EV403, EV402). Page fixes are sent to
+Only four fixes are mechanical enough to apply unasked: dropping a byte-order mark that stands
+before the frontmatter (EV100 of that cause only), joining a multi-line summary (EV201), adding the
+DEPRECATED callout (EV310) and rebuilding an out-of-date or hand-edited index (EV403, EV402). Page
+fixes are sent to
 the project runtime's `upsert` with `expectedSha256` set to the hash of the text that was read, so
 a page changed in between is refused by the runtime, never overwritten.
 
@@ -23,12 +24,13 @@ from .diagnose import expected_index
 from .report import FixOutcome
 from .runtime import echoes_vault as rules
 from .runtime_client import RuntimeCall, RuntimeFailure, run, runtime_for
-from .vault import PAGE, Vault, read_text
+from .vault import PAGE, Vault, buffer_hash, read_text, starts_with_bom, without_bom
 
-PAGE_FIXES = ("EV201", "EV310")
+PAGE_FIXES = ("EV100", "EV201", "EV310")
 INDEX_FIXES = ("EV402", "EV403")
 FIXABLE = (*PAGE_FIXES, *INDEX_FIXES)
 DESCRIPTIONS: Dict[str, str] = {
+    "EV100": "write the page without the byte-order mark that stands before its frontmatter",
     "EV201": "join the summary onto one line",
     "EV310": "add the `> [!warning] DEPRECATED` callout",
     "EV402": "rebuild index.md with the runtime's `rebuild-index`",
@@ -104,15 +106,19 @@ def plan_page(vault: Vault, path: str, codes: Set[str]) -> Optional[Plan]:
     new = old
     applied: List[str] = []
     for code in wanted:
-        changed = fixes.join_summary(new) if code == "EV201" else fixes.add_deprecated_callout(new)
+        if code == "EV100":
+            changed: Optional[str] = without_bom(new)  # the only EV100 a machine can fix
+        elif code == "EV201":
+            changed = fixes.join_summary(new)
+        else:
+            changed = fixes.add_deprecated_callout(new)
         if changed is not None and changed != new:
             new = changed
             applied.append(code)
     if not applied:
         return None
-    return Plan(
-        path, tuple(applied), old, new, rules.text_sha256(old), _page_blocked(vault, path, new)
-    )
+    expected = buffer_hash(old, starts_with_bom(path))
+    return Plan(path, tuple(applied), old, new, expected, _page_blocked(vault, path, new))
 
 
 def index_blockers(vault: Vault, limit: int = 5) -> str:
@@ -205,7 +211,7 @@ def _plan_index(vault: Vault, requested: Optional[str]) -> Optional[Plan]:
     if new is None or new == old:
         return None
     codes = (requested,) if requested else ()
-    return Plan(path, codes, old, new, rules.text_sha256(old), index=True)
+    return Plan(path, codes, old, new, buffer_hash(old, starts_with_bom(path)), index=True)
 
 
 def unified_diff(plan: Plan, display: str) -> str:

@@ -25,6 +25,7 @@ from .vault import (
     STRAY,
     Entry,
     Vault,
+    starts_with_bom,
 )
 
 
@@ -403,6 +404,23 @@ def diagnose(vault: Vault, path: str) -> List[Finding]:
     )
     findings.sort(key=lambda f: (f.line, f.start, f.code))
     return findings
+
+
+def hidden_bom_finding(vault: Vault, path: str, buffer: str) -> Optional[Finding]:
+    """EV100 for an open page whose file begins with a byte-order mark that the editor keeps out
+    of the buffer: the buffer looks valid, but the runtime refuses the file (see `decode_text`)."""
+    if buffer.startswith(rules.BOM) or not vault.is_page(path) or not starts_with_bom(path):
+        return None
+    return Finding(
+        "EV100",
+        "page does not begin with a `---` frontmatter block on disk: the file begins with a "
+        "byte-order mark (U+FEFF) that the editor hides; “Save through EchoesVault” writes the "
+        "page without it",
+        0,
+        0,
+        0,
+        0,
+    )
 
 
 def marker_finding(vault: Vault) -> Optional[Finding]:

@@ -24,7 +24,7 @@ from pygls.protocol import default_converter
 
 from . import __version__
 from .buffers import Buffers
-from .diagnose import Finding, apply_policy, cap, diagnose, marker_finding
+from .diagnose import Finding, apply_policy, cap, diagnose, hidden_bom_finding, marker_finding
 from .lsp_util import (
     Columns,
     path_to_uri,
@@ -340,6 +340,10 @@ class EchoesServer(LanguageServer):
                     if folder.vault.rel(path) != rules.MARKER_NAME
                     else marker
                 )
+        document = self.open_document(uri)
+        hidden = hidden_bom_finding(folder.vault, path, document.source) if document else None
+        if hidden is not None:
+            results.append(hidden)
         stale = self.stale.get(uri)
         if stale is not None:
             results.append(stale)

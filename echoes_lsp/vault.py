@@ -224,17 +224,48 @@ def read_bytes(path: str) -> Tuple[Optional[bytes], Optional[str]]:
 
 
 def decode_text(data: bytes) -> Tuple[Optional[str], Optional[str]]:
-    """Text as the engine analyses it (UTF-8, without a byte-order mark, newlines normalized), or
-    an error sentence for EV401: the one decoder for files and standard input."""
+    """Text as the runtime reads it (UTF-8, a byte-order mark kept as U+FEFF, newlines
+    normalized), or an error sentence for EV401: the one decoder for files and standard input.
+    The mark stays so that a page is judged as the runtime judges it (EV100) and hashed as its
+    `hash` does."""
     if b"\x00" in data:
         return None, "is a binary file (contains NUL bytes), not UTF-8 text"
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         return None, f"is not valid UTF-8 (byte {error.start})"
-    if text.startswith("\ufeff"):
-        text = text[1:]
     return rules.normalize_newlines(text), None
+
+
+BOM_BYTES = rules.BOM.encode("utf-8")
+
+
+def without_bom(text: str) -> str:
+    """`text` without a leading byte-order mark, as editors show a file that has one."""
+    return text[1:] if text.startswith(rules.BOM) else text
+
+
+def buffer_hash(buffer: str, bom: bool) -> str:
+    """The runtime's `hash` of the file an editor buffer was read from, or that saving it writes,
+    the file beginning with a byte-order mark when `bom`. The runtime digests the mark with the
+    text; editors drop it from the buffer (one that keeps it is read the same way), so it is put
+    back here."""
+    text = without_bom(rules.normalize_newlines(buffer))
+    return rules.text_sha256(rules.BOM + text if bom else text)
+
+
+def starts_with_bom(path: str) -> bool:
+    """Whether a vault file begins with a UTF-8 byte-order mark (False when it cannot be read)."""
+    try:
+        return rules.read_bytes(path, size_hint=2, limit=2).startswith(BOM_BYTES)
+    except OSError:
+        return False
+
+
+def disk_hash(path: str) -> Optional[str]:
+    """The runtime's `hash` of a vault file as it is now, or None when it cannot be read."""
+    text, _error = read_text(path)
+    return rules.text_sha256(text) if text is not None else None
 
 
 def read_text(path: str) -> Tuple[Optional[str], Optional[str]]:

@@ -108,6 +108,7 @@ class Problem:
 
 KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?=\s|$)[ \t]*(.*)$")
 FENCE = "---"
+BOM = "\ufeff"  # a UTF-8 byte-order mark, as decoded text holds it
 
 
 @dataclass(**_SLOTS)
@@ -414,16 +415,31 @@ def analyze_page(text: str) -> PageInfo:
     values: Dict[str, Optional[str]] = dict.fromkeys(REQUIRED_FIELDS)
     if fm is None:
         first = next((i for i, line in enumerate(lines) if line.strip()), 0)
-        problems.append(
-            Problem(
-                "EV100",
-                "page does not begin with a `---` frontmatter block",
-                first,
-                0,
-                first,
-                len(lines[first]) if lines else 0,
+        if text.startswith(BOM):
+            # U+FEFF is not whitespace (spec 7.2): the mark stands before any fence. Named, as
+            # it is invisible in an editor, which also drops it from the text it shows.
+            problems.append(
+                Problem(
+                    "EV100",
+                    "page does not begin with a `---` frontmatter block: the file begins with "
+                    "a byte-order mark (U+FEFF); save it as UTF-8 without one",
+                    0,
+                    0,
+                    0,
+                    1,
+                )
             )
-        )
+        else:
+            problems.append(
+                Problem(
+                    "EV100",
+                    "page does not begin with a `---` frontmatter block",
+                    first,
+                    0,
+                    first,
+                    len(lines[first]) if lines else 0,
+                )
+            )
     else:
         problems.extend(fm.problems)
         if fm.close_line is None:

@@ -14,7 +14,7 @@ from ..diagnose import Finding
 from ..lsp_util import Columns, make_range, path_to_uri, uri_to_path
 from ..runtime import echoes_vault as rules
 from ..state import EchoesServer, Folder
-from ..vault import PAGE, Entry, read_text
+from ..vault import PAGE, Entry, read_text, without_bom
 from . import Feature, commands
 
 QUICKFIX = types.CodeActionKind.QuickFix
@@ -250,6 +250,7 @@ def stale_fixes(asked: Asked) -> List[types.CodeAction]:
     actions = []
     disk_text, _error = read_text(asked.path)
     if disk_text is not None:
+        disk_text = without_bom(disk_text)  # as an editor shows the file; the mark is not text
         actions.append(
             types.CodeAction(
                 title="Reload the disk version (discard buffer changes)",

@@ -13,9 +13,9 @@ from pygls.exceptions import JsonRpcException
 from ..lsp_util import path_to_uri, request_failed, shown, uri_to_path
 from ..runtime import echoes_vault as rules
 from ..state import EchoesServer, Folder
-from ..vault import Vault, read_bytes
+from ..vault import Vault, disk_hash, read_bytes, without_bom
 from . import Command
-from .documents import disk_hash, resync, stale_finding
+from .documents import resync, stale_finding
 
 INIT = "echoes.init"
 STATUS = "echoes.status"
@@ -121,7 +121,9 @@ async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
     elif not isinstance(confirm, bool):
         raise request_failed('`confirmOverwrite` must be true, false or "ask"')
     base = ls.base_hashes.get(uri)
-    payload: Dict[str, Any] = {"filename": os.path.basename(path), "content": text}
+    # Written without a byte-order mark, which the runtime would read as text before the
+    # frontmatter fence; the base hash still covers the mark the file has now.
+    payload: Dict[str, Any] = {"filename": os.path.basename(path), "content": without_bom(text)}
     if base is not None:
         payload["expectedSha256"] = base
     try:

@@ -14,7 +14,7 @@ from ..diagnose import Finding, Related, checked_paths, marker_finding
 from ..lsp_util import Columns, path_to_uri, uri_to_path
 from ..runtime import echoes_vault as rules
 from ..state import EchoesServer, Folder
-from ..vault import read_text, stamp_of
+from ..vault import buffer_hash, disk_hash, stamp_of, starts_with_bom
 from . import Feature
 
 # Files a workspace diagnostic report diagnoses between two turns of the event loop.
@@ -31,12 +31,6 @@ FILE_FILTERS = types.FileOperationRegistrationOptions(
         )
     ]
 )
-
-
-def disk_hash(path: str) -> Optional[str]:
-    """The runtime's `hash` of a file: SHA-256 of its decoded, newline-normalized text."""
-    text, _error = read_text(path)
-    return rules.text_sha256(text) if text is not None else None
 
 
 def stale_finding(path: str) -> Finding:
@@ -62,7 +56,11 @@ def check_disk(ls: EchoesServer, uri: str, path: str) -> bool:
     if current == base:
         changed = ls.stale.pop(uri, None) is not None
         return changed
-    if buffer is not None and current is not None and rules.text_sha256(buffer) == current:
+    if (
+        buffer is not None
+        and current is not None
+        and buffer_hash(buffer, starts_with_bom(path)) == current
+    ):
         # The disk now holds exactly the buffer (the editor saved it): it is the new base.
         ls.base_hashes[uri] = current
         return ls.stale.pop(uri, None) is not None
@@ -185,7 +183,9 @@ def did_open(ls: EchoesServer, params: types.DidOpenTextDocumentParams) -> None:
     # Editors open a file with its disk text: that text is the base of a later checked save.
     # Hashing the text we were sent (not the disk now) keeps a change that lands between the
     # editor's read and this notification from being overwritten silently.
-    ls.base_hashes[uri] = rules.text_sha256(text) if os.path.lexists(path) else None
+    ls.base_hashes[uri] = (
+        buffer_hash(text, starts_with_bom(path)) if os.path.lexists(path) else None
+    )
     ls.stale.pop(uri, None)
     if ls.is_large(uri):
         ls.refresh_large(folder, uri, path)

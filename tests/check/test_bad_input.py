@@ -150,7 +150,16 @@ def test_empty_and_odd_pages(workspace: Path) -> None:
     report = json_report(cwd=workspace)
     paths = by_path(report)
     assert paths["EchoesVault/pages/empty.md"] == ["EV100"]
-    assert "EchoesVault/pages/bom.md" not in paths
+    # The runtime reads the mark as text before the fence (U+FEFF is not whitespace), so the
+    # page is reported as the runtime would refuse it, with the mark named and underlined.
+    assert paths["EchoesVault/pages/bom.md"] == ["EV100"]
+    bom = _diagnostic(report, "EchoesVault/pages/bom.md", "EV100")
+    assert "byte-order mark (U+FEFF)" in bom["message"]
+    assert (bom["line"], bom["column"], bom["endLine"], bom["endColumn"]) == (1, 1, 1, 2)
+    assert (
+        "byte-order mark"
+        not in _diagnostic(report, "EchoesVault/pages/empty.md", "EV100")["message"]
+    )
     collision = _diagnostic(report, "EchoesVault/pages/Session-Tokens.md", "EV501")
     assert collision["related"][0]["path"] == "EchoesVault/pages/session-tokens.md"
     assert "EV501" in paths["EchoesVault/pages/session-tokens.md"]

@@ -235,6 +235,41 @@ def test_a_page_changed_between_read_and_write_is_not_overwritten(clean_workspac
     assert "EV310" in process.stdout.split("fix failed")[1]
 
 
+def test_fix_removes_a_byte_order_mark_before_the_frontmatter(clean_workspace: Path) -> None:
+    """The runtime refuses such a page (EV100) and with it every index; the fix sends the
+    runtime's own hash (which digests the mark) and writes the page without the mark, and only
+    that: the page's other problem is reported afterwards, not fixed unasked."""
+    page = _vault(clean_workspace) / "pages" / "old-cache.md"
+    page.write_bytes(b"\xef\xbb\xbf" + DEPRECATED.encode("utf-8"))
+    report = json_report(cwd=clean_workspace)
+    assert {d["code"]: d["fix"] for d in report["diagnostics"]} == {
+        "EV100": "write the page without the byte-order mark that stands before its frontmatter"
+    }
+    before = snapshot_files(clean_workspace)
+    process = run_check("--fix", cwd=clean_workspace)
+    assert "EchoesVault/pages/old-cache.md: fixed EV100" in process.stdout
+    assert page.read_bytes() == DEPRECATED.encode("utf-8")
+    assert set(changed_files(before, snapshot_files(clean_workspace))) - RUNTIME_STATE == {
+        "EchoesVault/pages/old-cache.md",
+        "EchoesVault/index.md",
+    }
+    assert "- [[old-cache]]: DEPRECATED — The old cache." in (
+        _vault(clean_workspace) / "index.md"
+    ).read_text(encoding="utf-8")
+    assert codes_of(json_report(cwd=clean_workspace)) == ["EV310"]
+
+
+def test_an_ev100_of_another_cause_is_not_fixed(clean_workspace: Path) -> None:
+    page = _vault(clean_workspace) / "pages" / "bare.md"
+    page.write_text("# No frontmatter\n", encoding="utf-8")
+    report = json_report(cwd=clean_workspace)
+    bare = [d for d in report["diagnostics"] if d["code"] == "EV100"]
+    assert len(bare) == 1 and bare[0].get("fix") is None
+    before = snapshot_files(clean_workspace)
+    run_check("--fix", cwd=clean_workspace)
+    assert snapshot_files(clean_workspace) == before
+
+
 def test_fix_skips_what_the_runtime_would_refuse(workspace: Path) -> None:
     install_runtime(workspace)
     before = snapshot_files(workspace)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import unicodedata
 from pathlib import Path
@@ -215,3 +216,28 @@ def test_s16_symlinked_index_and_state_are_refused(
     rt.fail("hydrate", code="symlink")
     assert outside.read_text() == "not yours\n"
     assert rt.ok("status")["state"]["status"] == "symlink"
+
+
+def test_s7_2_a_byte_order_mark_stands_before_the_fence(rt: Runtime, vault: Path) -> None:
+    """U+FEFF is not whitespace, so a page whose file begins with the mark does not "begin with
+    a frontmatter block" (§7.2): named in the error, it blocks the index, and `hash` digests the
+    mark with the text (§12.9, "its current decoded text")."""
+    data = b"\xef\xbb\xbf" + page("Saved with a mark.").encode("utf-8")
+    (pages_dir(vault) / "marked.md").write_bytes(data)
+    assert rt.hash("marked") == hashlib.sha256(data).hexdigest()
+    error = rt.fail("rebuild-index", code="invalid-page")
+    assert "marked.md: EV100 line 1" in error["error"]
+    assert "byte-order mark (U+FEFF)" in error["error"]
+    refused = rt.fail(
+        "upsert",
+        "--payload",
+        "-",
+        payload={"filename": "other.md", "content": "\ufeff" + page()},
+        code="invalid-page",
+    )
+    assert "page `other.md` is invalid: EV100" in refused["error"]
+    assert "byte-order mark" in refused["error"]
+    # Written without the mark, with the hash of the file as it is, the page is valid again.
+    rt.upsert("marked.md", page("Saved with a mark."), expectedSha256=rt.hash("marked"))
+    assert (pages_dir(vault) / "marked.md").read_bytes() == data[3:]
+    rt.ok("rebuild-index")

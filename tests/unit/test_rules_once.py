@@ -66,7 +66,8 @@ def test_file_events_and_disk_scans_leave_out_the_same_files(tmp_path: Path) -> 
 
 def test_one_decoder_for_files_and_standard_input(tmp_path: Path) -> None:
     cases = {
-        b"\xef\xbb\xbf---\r\ntype: note\r\n": ("---\ntype: note\n", None),
+        # the mark is kept, as the runtime reads it (and hashes it)
+        b"\xef\xbb\xbf---\r\ntype: note\r\n": ("\ufeff---\ntype: note\n", None),
         b"caf\xe9": (None, "is not valid UTF-8 (byte 3)"),
         b"a\x00b": (None, "is a binary file (contains NUL bytes), not UTF-8 text"),
     }

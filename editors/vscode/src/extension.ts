@@ -29,7 +29,7 @@ import {
   type ProbeResult,
   type ServerCandidate,
 } from './discovery';
-import { baseName, errorText, isStaleError, isVaultPage, searchHits } from './pages';
+import { baseName, errorText, isStaleError, isVaultPage, searchHits, withoutByteOrderMark } from './pages';
 import { RESTART_KEYS, configurationFor, saveMode, toServerSettings, type ServerSettings } from './settings';
 import { parseStatus, pickStatus, statusBarView, type ClientState, type VaultStatus } from './status';
 
@@ -943,7 +943,7 @@ class Commands {
     }
     let onDisk: string;
     try {
-      onDisk = await readFile(document.uri.fsPath, 'utf8');
+      onDisk = withoutByteOrderMark(await readFile(document.uri.fsPath, 'utf8'));
     } catch {
       return [];
     }
@@ -1019,7 +1019,7 @@ class ViewProvider implements vscode.TextDocumentContentProvider {
 class DiskProvider implements vscode.TextDocumentContentProvider {
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     try {
-      return await readFile(uri.with({ scheme: 'file', query: '' }).fsPath, 'utf8');
+      return withoutByteOrderMark(await readFile(uri.with({ scheme: 'file', query: '' }).fsPath, 'utf8'));
     } catch (error) {
       return `(cannot read the file on disk: ${errorText(error)})`;
     }

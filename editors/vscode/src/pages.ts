@@ -10,6 +10,15 @@ export function isStaleError(message: string): boolean {
   return /\bEV701\b/.test(message);
 }
 
+/**
+ * A file's text as VS Code shows it: without a leading UTF-8 byte-order mark. Node's `utf8`
+ * decoding keeps the mark as U+FEFF; put into a buffer, it becomes a visible character, and a
+ * save with VS Code's own `utf8bom` encoding writes the mark twice.
+ */
+export function withoutByteOrderMark(text: string): string {
+  return text.startsWith('\ufeff') ? text.slice(1) : text;
+}
+
 /** The page's file name, for messages. */
 export function baseName(fsPath: string): string {
   const parts = fsPath.split(/[\\/]/);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { baseName, errorText, isStaleError, isVaultPage, searchHits } from '../src/pages';
+import { baseName, errorText, isStaleError, isVaultPage, searchHits, withoutByteOrderMark } from '../src/pages';
 
 describe('isVaultPage', () => {
   it('accepts top-level pages only', () => {
@@ -46,5 +46,14 @@ describe('searchHits', () => {
     });
     assert.deepEqual(parsed, { hits: [{ file: 'EchoesVault/pages/a.md', line: 3, text: 'JWT' }], truncated: true });
     assert.deepEqual(searchHits(undefined), { hits: [], truncated: false });
+  });
+});
+
+describe('withoutByteOrderMark', () => {
+  it('drops one leading mark, as VS Code shows the file, and nothing else', () => {
+    assert.equal(withoutByteOrderMark('\ufeff---\ntype: note\n'), '---\ntype: note\n');
+    assert.equal(withoutByteOrderMark('\ufeff\ufeff---'), '\ufeff---');
+    assert.equal(withoutByteOrderMark('---\n\ufeff'), '---\n\ufeff');
+    assert.equal(withoutByteOrderMark(''), '');
   });
 });
