@@ -34,6 +34,9 @@ class Settings:
         return Policy(severity=self.severity, secrets=self.secrets)
 
 
+DEFAULTS = Settings()
+
+
 def _same(value: Any, errors: List[str]) -> Any:
     return value
 
@@ -198,7 +201,8 @@ def _get(data: Mapping[str, Any], dotted: str) -> Any:
 def parse_settings(raw: Any, base: Optional[Settings] = None) -> Settings:
     """Typed settings from a client's JSON; each bad value is named in `errors`.
 
-    A key that is not sent keeps its value from `base`."""
+    A key that is not sent keeps its value from `base`; a bad value is replaced by the default,
+    as the warning that names it says."""
     data = _section(raw)
     errors: List[str] = []
     changes: Dict[str, Any] = {}
@@ -210,4 +214,5 @@ def parse_settings(raw: Any, base: Optional[Settings] = None) -> Settings:
             changes[option.attr] = option.convert(value, errors)
         else:
             errors.append(f"{option.name} must be {option.must}")
-    return replace(base or Settings(), errors=tuple(errors), **changes)
+            changes[option.attr] = getattr(DEFAULTS, option.attr)
+    return replace(base or DEFAULTS, errors=tuple(errors), **changes)

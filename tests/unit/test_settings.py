@@ -96,12 +96,14 @@ WRONG_TYPE = {
 
 
 @pytest.mark.parametrize("option", OPTIONS, ids=lambda option: option.key)
-def test_a_value_of_the_wrong_type_is_named_and_ignored(option: Option) -> None:
+def test_a_value_of_the_wrong_type_is_named_and_replaced_by_the_default(option: Option) -> None:
+    """Also on top of an earlier value: the warning says that the default is used."""
     base = Settings(**changed(option))
     for bad in (WRONG_TYPE[option.kind], True if option.kind != "boolean" else 1):
         parsed = parse_settings(nested(option.key, bad), base)
         assert parsed.errors == (f"{option.name} must be {option.must}",), bad
-        assert getattr(parsed, option.attr) == getattr(base, option.attr)
+        assert getattr(parsed, option.attr) == getattr(Settings(), option.attr)
+        assert getattr(base, option.attr) != getattr(Settings(), option.attr)
 
 
 def test_dotted_keys_and_the_bare_section_are_read() -> None:
