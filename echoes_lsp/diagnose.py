@@ -423,13 +423,17 @@ def is_checked(entry: Entry) -> bool:
     return entry.symlink or entry.special is not None or entry.kind not in (ASSET, OTHER, MARKER)
 
 
+def checked_paths(vault: Vault) -> List[str]:
+    """The files a whole-vault check diagnoses, in the order of their vault-relative paths."""
+    ordered = sorted(vault.entries.items(), key=lambda item: item[1].rel)
+    return [path for path, entry in ordered if is_checked(entry)]
+
+
 def diagnose_vault(vault: Vault) -> Dict[str, List[Finding]]:
     """Findings for every file with any, plus EV700 on the marker path."""
     vault.complete()
     results: Dict[str, List[Finding]] = {}
-    for path, entry in sorted(vault.entries.items(), key=lambda item: item[1].rel):
-        if not is_checked(entry):
-            continue
+    for path in checked_paths(vault):
         findings = diagnose(vault, path)
         if findings:
             results[path] = findings

@@ -18,7 +18,7 @@ from .features import actions, commands, documents, navigation
 from .guard import guarded
 from .runtime import echoes_vault as rules
 from .state import EchoesServer
-from .transport import run_stdio
+from .transport import run_stdio, run_tcp, run_websocket
 
 
 def is_notification(method: str) -> bool:
@@ -72,16 +72,14 @@ def serve(argv: Sequence[str]) -> int:
         if not host or not port.isdigit():
             parser.error(f"expected HOST:PORT, got {address!r}")
         if args.tcp:
-            server.start_tcp(host, int(port))
-        else:
-            try:
-                import websockets  # noqa: F401
-            except ImportError:
-                sys.stderr.write(
-                    "echoes-lsp serve --ws needs the `websockets` package: "
-                    "pip install 'echoes-lsp[ws]'\n"
-                )
-                return 2
-            server.start_ws(host, int(port))
-        return 0
+            return run_tcp(server, host, int(port))
+        try:
+            import websockets  # noqa: F401
+        except ImportError:
+            sys.stderr.write(
+                "echoes-lsp serve --ws needs the `websockets` package: "
+                "pip install 'echoes-lsp[ws]'\n"
+            )
+            return 2
+        return run_websocket(server, host, int(port))
     return run_stdio(server)

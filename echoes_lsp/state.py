@@ -37,10 +37,12 @@ from .runtime import echoes_vault as rules
 from .runtime_client import RuntimeCall, RuntimeFailure, run
 from .settings import Settings, parse_settings
 from .transport import strict_converter
-from .vault import Vault, find_workspace, prepare, read_text
+from .vault import Vault, find_workspace, larger_than, prepare, prepare_file, read_text
 
 log = logging.getLogger("echoes_lsp")
-PARSE_CHUNK = 400
+# Indexing parses files in batches until a step has taken this long, then lets requests in.
+INDEX_STEP_SECONDS = 0.02
+INDEX_BATCH = 20
 # Open documents longer than this (in characters) are analysed and diagnosed off the event loop,
 # so that no request waits more than a few milliseconds behind them.
 LARGE_TEXT = 128 * 1024
@@ -217,8 +219,9 @@ class EchoesServer(LanguageServer):
             await asyncio.wait_for(self.initialized.wait(), timeout=5)
         except asyncio.TimeoutError:
             pass
-        total = len(folder.vault.pending)
-        progress = self.progress_supported() and total > PARSE_CHUNK
+        vault = folder.vault
+        total = len(vault.pending)
+        progress = self.progress_supported() and total > 10 * INDEX_BATCH
         if progress:
             try:
                 await self.work_done_progress.create_async(token)
@@ -230,14 +233,23 @@ class EchoesServer(LanguageServer):
                 )
             except Exception:
                 progress = False
-        while folder.vault.pending:
-            remaining = folder.vault.parse_pending(PARSE_CHUNK)
-            if progress and total:
-                done = total - remaining
+        await self._index_large_files(folder)
+        reported = 0
+        while vault.pending:
+            deadline = time.perf_counter() + INDEX_STEP_SECONDS
+            remaining = vault.parse_pending(INDEX_BATCH)
+            while remaining and time.perf_counter() < deadline:
+                remaining = vault.parse_pending(INDEX_BATCH)
+            # What was parsed lives as long as the model: out of the collector's sight, so that
+            # full collections (which would walk every parsed page) do not pause requests.
+            gc.freeze()
+            percentage = int((total - remaining) * 100 / total) if total else 100
+            if progress and percentage != reported:
+                reported = percentage
                 self.work_done_progress.report(
                     token,
                     types.WorkDoneProgressReport(
-                        message=f"{done}/{total}", percentage=int(done * 100 / total)
+                        message=f"{total - remaining}/{total}", percentage=percentage
                     ),
                 )
             await asyncio.sleep(0)
@@ -250,6 +262,26 @@ class EchoesServer(LanguageServer):
         gc.freeze()
         self.refresh_open(folder)
         self.schedule_status()
+
+    async def _index_large_files(self, folder: Folder) -> None:
+        """Parse the files of more than LARGE_TEXT bytes that indexing would parse in place in
+        the worker thread, one at a time, and install each on the event loop: a 5 MB page would
+        otherwise be one indexing step of half a second."""
+        vault = folder.vault
+        loop = asyncio.get_running_loop()
+        for path in await loop.run_in_executor(None, larger_than, list(vault.pending), LARGE_TEXT):
+            entry = vault.entries.get(path)
+            if entry is None or entry.parsed or path in vault.overlays:
+                continue
+            found = await loop.run_in_executor(
+                self.large_pool, uncollected, prepare_file, entry.kind, entry.key, path
+            )
+            if found is None or vault.entries.get(path) is not entry or entry.parsed:
+                continue  # unreadable (parsed in place, to report why), or changed meanwhile
+            text, prepared = found
+            vault.pending.discard(path)
+            vault.update(path, text, prepared)
+            gc.freeze()
 
     def progress_supported(self) -> bool:
         window = self.client_capabilities.window if self.client_capabilities else None
@@ -317,9 +349,11 @@ class EchoesServer(LanguageServer):
         path = uri_to_path(uri)
         if path is None:
             return []
-        lines = self.lines_of(path)
         policy = self.settings.policy()
         decided = cap(apply_policy(self.findings(uri), policy), self.settings.max_per_document)
+        if not decided:
+            return []  # the file's lines are read only to place a diagnostic
+        lines = self.lines_of(path)
         return [
             to_diagnostic(finding, severity, lines, self.columns, self.lines_of)
             for finding, severity in decided

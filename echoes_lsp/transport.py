@@ -22,7 +22,6 @@ from typing import Any, Awaitable, BinaryIO, Callable, Dict, List, Optional, Uni
 import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pygls.io_ import StdoutWriter
 from pygls.protocol import JsonRPCProtocol
 from pygls.server import JsonRPCServer
 
@@ -368,6 +367,23 @@ def stream_chunks(stream: BinaryIO) -> Callable[[], Awaitable[bytes]]:
     return queue.get
 
 
+def deliver(conversation: Conversation, item: Item) -> Optional[int]:
+    """Hand one item to the conversation; the process's exit code once `exit` ends it."""
+    try:
+        conversation.receive(item)
+    except SystemExit as stop:  # pygls's `exit` handler ends the process this way
+        return stop.code if isinstance(stop.code, int) else 1
+    except BrokenPipeError:
+        raise
+    except Exception:
+        log.exception("a message could not be handled")
+        if isinstance(item, Message) and isinstance(item.data, dict):
+            data = item.data
+            if "method" in data and valid_id(data.get("id")):
+                conversation.send_error(data["id"], INTERNAL_ERROR, "internal error")
+    return None
+
+
 async def converse(protocol: JsonRPCProtocol, read: Callable[[], Awaitable[bytes]]) -> int:
     """Read and dispatch messages until `exit` or the end of input; returns the exit code
     (`exit` after `shutdown`: 0, `exit` without it: 1, the input closed: 0)."""
@@ -377,18 +393,9 @@ async def converse(protocol: JsonRPCProtocol, read: Callable[[], Awaitable[bytes
         chunk = await read()
         items = parser.feed(chunk) if chunk else parser.finish()
         for item in items:
-            try:
-                conversation.receive(item)
-            except SystemExit as stop:  # pygls's `exit` handler ends the process this way
-                return stop.code if isinstance(stop.code, int) else 1
-            except BrokenPipeError:
-                raise
-            except Exception:
-                log.exception("a message could not be handled")
-                if isinstance(item, Message) and isinstance(item.data, dict):
-                    data = item.data
-                    if "method" in data and valid_id(data.get("id")):
-                        conversation.send_error(data["id"], INTERNAL_ERROR, "internal error")
+            code = deliver(conversation, item)
+            if code is not None:
+                return code
             # One turn of the event loop after each message, as when each was read on its own:
             # the tasks a message started (the vault's indexing after `initialized`) run before
             # the next message of the same read is handled.
@@ -397,11 +404,141 @@ async def converse(protocol: JsonRPCProtocol, read: Callable[[], Awaitable[bytes
             return 0
 
 
+async def converse_messages(
+    protocol: JsonRPCProtocol, receive: Callable[[], Awaitable[Optional[Union[str, bytes]]]]
+) -> int:
+    """`converse` for a transport that carries whole messages (a WebSocket): no framing, the
+    same rules for every message. `receive` gives None when the connection closes."""
+    conversation = Conversation(protocol)
+    while True:
+        data = await receive()
+        if data is None:
+            return 0
+        try:
+            item: Item = Message(json.loads(data))
+        except ValueError:
+            raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
+            item = BadFrame("a body that is not valid JSON", raw)
+        code = deliver(conversation, item)
+        if code is not None:
+            return code
+        await asyncio.sleep(0)
+
+
+def stream_reader_chunks(reader: asyncio.StreamReader) -> Callable[[], Awaitable[bytes]]:
+    async def read() -> bytes:
+        try:
+            return await reader.read(READ_SIZE)
+        except (ConnectionError, OSError):
+            return b""
+
+    return read
+
+
+def run_tcp(server: JsonRPCServer, host: str, port: int) -> int:
+    """Serve one client over TCP with this module's reader, as pygls serves one: the process
+    ends with the conversation."""
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        ended: asyncio.Future[int] = loop.create_future()
+
+        async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if ended.done():
+                writer.close()
+                return
+            server.protocol.set_writer(writer)  # type: ignore[arg-type]
+            try:
+                code = await converse(server.protocol, stream_reader_chunks(reader))
+            except BrokenPipeError:
+                code = 1
+            finally:
+                writer.close()
+            if not ended.done():
+                ended.set_result(code)
+
+        listener = await asyncio.start_server(connected, host, port)
+        log.info("serving on %s:%s", host, port)
+        async with listener:
+            return await ended
+
+    try:
+        return asyncio.run(main())
+    except KeyboardInterrupt:
+        return 1
+    finally:
+        server.shutdown()
+
+
+def run_websocket(server: JsonRPCServer, host: str, port: int) -> int:
+    """Serve one client over a WebSocket (one JSON-RPC message per WebSocket message) with the
+    rules of `Conversation`; needs the `websockets` package."""
+    from pygls.io_ import WebSocketWriter
+    from websockets.asyncio.server import ServerConnection, serve
+    from websockets.exceptions import ConnectionClosed
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        ended: asyncio.Future[int] = loop.create_future()
+
+        async def connected(websocket: ServerConnection) -> None:
+            if ended.done():
+                await websocket.close()
+                return
+            server.protocol.set_writer(WebSocketWriter(websocket), include_headers=False)
+
+            async def receive() -> Optional[Union[str, bytes]]:
+                try:
+                    return await websocket.recv()
+                except ConnectionClosed:
+                    return None
+
+            try:
+                code = await converse_messages(server.protocol, receive)
+            finally:
+                await websocket.close()
+            if not ended.done():
+                ended.set_result(code)
+
+        async with serve(connected, host, port):
+            log.info("serving WebSocket on %s:%s", host, port)
+            return await ended
+
+    try:
+        return asyncio.run(main())
+    except KeyboardInterrupt:
+        return 1
+    finally:
+        server.shutdown()
+
+
+class StdoutEndpoint:
+    """pygls's writer interface over standard output. `exit` closes it; a notification that a
+    timer sends while the process winds down (a status update) is then dropped. pygls would
+    report the failed write to the client, fail to write that report too, and report that,
+    without end, logging each failure to standard error until the pipe was full."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+        self._stream.close()
+
+    def write(self, data: bytes) -> None:
+        if self.closed:
+            log.debug("dropped %d bytes written after the output was closed", len(data))
+            return
+        self._stream.write(data)
+        self._stream.flush()
+
+
 def run_stdio(
     server: JsonRPCServer, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None
 ) -> int:
     """Serve over stdin/stdout with this module's reader; returns the process's exit code."""
-    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    server.protocol.set_writer(StdoutEndpoint(stdout or sys.stdout.buffer))
 
     async def main() -> int:
         return await converse(server.protocol, stream_chunks(stdin or sys.stdin.buffer))

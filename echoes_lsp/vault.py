@@ -12,6 +12,7 @@ import fnmatch
 import json
 import os
 import re
+import stat
 import sys
 from functools import lru_cache
 from typing import (
@@ -315,6 +316,28 @@ def prepare(kind: str, key: str, text: str, base: Optional[Dict[str, int]]) -> P
     analysis = analyse(kind, key, text)
     delta = None if base is None else count_delta(base, analysis.counts)
     return Prepared(analysis, base, delta)
+
+
+def prepare_file(kind: str, key: str, path: str) -> Optional[Tuple[str, Prepared]]:
+    """The text of a file on disk and its `prepare`d analysis; None when it cannot be read
+    (its error is found again when it is parsed in place). Safe in a thread."""
+    text, _error = read_text(path)
+    if text is None:
+        return None
+    return text, prepare(kind, key, text, None)
+
+
+def larger_than(paths: Iterable[str], size: int) -> List[str]:
+    """The regular files among `paths` with more than `size` bytes (metadata only)."""
+    found = []
+    for path in paths:
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_size > size:
+            found.append(path)
+    return found
 
 
 def count_delta(before: Dict[str, int], after: Dict[str, int]) -> Dict[str, int]:

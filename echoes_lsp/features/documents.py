@@ -10,13 +10,15 @@ from typing import Any, List, Optional, Set, Tuple
 from lsprotocol import types
 
 from .. import index_refresh
-from ..diagnose import Finding, Related, diagnose_vault
+from ..diagnose import Finding, Related, checked_paths, marker_finding
 from ..lsp_util import Columns, path_to_uri, uri_to_path
 from ..runtime import echoes_vault as rules
 from ..state import EchoesServer, Folder
 from ..vault import read_text, stamp_of
 from . import Feature
 
+# Files a workspace diagnostic report diagnoses between two turns of the event loop.
+WORKSPACE_STEP = 50
 log = logging.getLogger("echoes_lsp")
 PULL_OPTIONS = types.DiagnosticOptions(
     identifier="echoes", inter_file_dependencies=True, workspace_diagnostics=True
@@ -297,21 +299,35 @@ async def document_diagnostic(
     return types.RelatedFullDocumentDiagnosticReport(items=items)
 
 
-def workspace_diagnostic(
+async def workspace_diagnostic(
     ls: EchoesServer, params: types.WorkspaceDiagnosticParams
 ) -> types.WorkspaceDiagnosticReport:
+    """Every file with diagnostics, diagnosed a few files at a time: at 50,000 pages the whole
+    report takes seconds, and requests are answered between the steps."""
     items: List[types.WorkspaceDocumentDiagnosticReport] = []
     for folder in list(ls.folders.values()):
-        for path in diagnose_vault(folder.vault):
+        await folder.loaded.wait()  # the background indexing finishes first, in its own steps
+        vault = folder.vault
+        paths = checked_paths(vault)
+        marker = os.path.join(vault.root, rules.MARKER_NAME)
+        if marker_finding(vault) is not None:
+            paths.append(marker)
+        for count, path in enumerate(paths, 1):
+            if count % WORKSPACE_STEP == 0:
+                await asyncio.sleep(0)
+            if path != marker and path not in vault.entries:
+                continue  # removed while the report was being made
             uri = path_to_uri(path)
+            diagnostics = ls.diagnostics(uri)
             document = ls.open_document(uri)
-            items.append(
-                types.WorkspaceFullDocumentDiagnosticReport(
-                    uri=uri,
-                    items=ls.diagnostics(uri),
-                    version=document.version if document else None,
+            if diagnostics or document is not None:
+                items.append(
+                    types.WorkspaceFullDocumentDiagnosticReport(
+                        uri=uri,
+                        items=diagnostics,
+                        version=document.version if document else None,
+                    )
                 )
-            )
     return types.WorkspaceDiagnosticReport(items=items)
 
 

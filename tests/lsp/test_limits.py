@@ -108,3 +108,65 @@ def record_messages(session: Session) -> List[str]:
 
     protocol.handle_message = recording  # type: ignore[method-assign]
     return arrived
+
+
+async def test_requests_are_answered_while_the_workspace_report_is_made(
+    bare_client: LanguageClient, workspace: Path
+) -> None:
+    """A workspace diagnostic report of thousands of files is made a few files at a time: a
+    hover sent after it is answered before it."""
+    pages = workspace / "EchoesVault" / "pages"
+    for number in range(3000):
+        (pages / f"generated-{number}.md").write_text(
+            HEAD + f"# Generated {number}\n\nSee [[missing-{number}]].\n", encoding="utf-8"
+        )
+    session = await start_session(bare_client, workspace, "visual_studio_code")
+    await wait_until_ready(session)
+    report = asyncio.ensure_future(
+        session.client.workspace_diagnostic_async(
+            types.WorkspaceDiagnosticParams(previous_result_ids=[])
+        )
+    )
+    await asyncio.sleep(0)  # the report's request is written first
+    hover = await asyncio.wait_for(
+        session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=session.page("auth.md").as_uri()),
+                position=types.Position(line=0, character=0),
+            )
+        ),
+        WAIT,
+    )
+    assert not report.done(), "the hover waited for the whole workspace report"
+    assert hover is None or hover.contents is not None
+    done = await asyncio.wait_for(report, 120)
+    generated = [item for item in done.items if "generated-" in item.uri]
+    assert len(generated) == 3000
+    assert all([d.code for d in item.items] == ["EV300"] for item in generated)
+
+
+async def test_a_large_page_on_disk_is_indexed_like_any_other(
+    bare_client: LanguageClient, workspace: Path
+) -> None:
+    """A page over the large-document size already on disk is indexed in the worker thread:
+    its links count as backlinks and its own diagnostics are found, as for any page."""
+    big = workspace / "EchoesVault" / "pages" / "big-on-disk.md"
+    big.write_text(big_page(8000) + "Depends on [[sessions]].\n", encoding="utf-8")
+    assert big.stat().st_size > 128 * 1024
+    session = await start_session(bare_client, workspace, "neovim")
+    await wait_until_ready(session)
+    sessions = session.page("sessions.md").as_uri()
+    found = await asyncio.wait_for(
+        session.client.text_document_references_async(
+            types.ReferenceParams(
+                text_document=types.TextDocumentIdentifier(uri=sessions),
+                position=types.Position(line=7, character=2),
+                context=types.ReferenceContext(include_declaration=False),
+            )
+        ),
+        WAIT,
+    )
+    assert big.as_uri() in {location.uri for location in found or []}
+    document = session.open(big)
+    items = await session.diagnostics(document, lambda found: len(found) > 0, timeout=120)
+    assert len(items) == 1001 and "7,000 more diagnostics" in items[-1].message

@@ -1,4 +1,6 @@
-"""`echoes-lsp serve --tcp` and `--ws` answer `initialize` like the stdio server."""
+"""`echoes-lsp serve --tcp` and `--ws` answer `initialize` like the stdio server, and keep its
+rules: a bad frame or message never ends the conversation, every request gets a response, and
+`exit` without `shutdown` exits with 1."""
 
 from __future__ import annotations
 
@@ -106,3 +108,70 @@ def test_bad_address_is_a_usage_error() -> None:
     )
     assert process.returncode == 2
     assert "HOST:PORT" in process.stderr
+
+
+def frame(message: Any) -> bytes:
+    body = json.dumps(message).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_tcp_resynchronizes_after_a_bad_frame_and_answers_every_request() -> None:
+    port = free_port()
+    server = start("--tcp", port)
+    try:
+        with connect(port, time.monotonic() + 20) as connection:
+            stream = connection.makefile("rb")
+            early = {"jsonrpc": "2.0", "id": 7, "method": "textDocument/hover", "params": {}}
+            connection.sendall(frame(early))
+            assert read_message(stream)["error"]["code"] == -32002
+            connection.sendall(b"Content-Length: banana\r\n\r\n{}" + frame(INITIALIZE))
+            assert read_message(stream)["id"] == 1
+            connection.sendall(b"Content-Length: 9\r\n\r\n{not json")
+            assert read_message(stream)["error"]["code"] == -32700
+            connection.sendall(frame({"jsonrpc": "2.0", "method": "exit"}))
+        assert server.wait(20) == 1  # exit without shutdown
+    finally:
+        server.kill()
+        server.wait(10)
+
+
+def test_websocket_messages_follow_the_same_rules() -> None:
+    websockets = pytest.importorskip("websockets.asyncio.client")
+    port = free_port()
+    server = start("--ws", port)
+
+    async def exchange() -> Dict[str, Any]:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                async with websockets.connect(f"ws://127.0.0.1:{port}") as connection:
+
+                    async def ask(text: str) -> Dict[str, Any]:
+                        await connection.send(text)
+                        return json.loads(await asyncio.wait_for(connection.recv(), 20))  # type: ignore[no-any-return]
+
+                    early = {"jsonrpc": "2.0", "id": 7, "method": "shutdown"}
+                    answers = {
+                        "early": await ask(json.dumps(early)),
+                        "broken": await ask("{not json"),
+                        "initialize": await ask(json.dumps(INITIALIZE)),
+                    }
+                    hover = {"jsonrpc": "2.0", "id": 8, "method": "textDocument/hover"}
+                    answers["typed"] = await ask(json.dumps({**hover, "params": "x"}))
+                    await connection.send(json.dumps({"jsonrpc": "2.0", "method": "exit"}))
+                    return answers
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.1)
+
+    try:
+        answers = asyncio.run(exchange())
+        assert answers["early"]["error"]["code"] == -32002
+        assert answers["broken"]["error"]["code"] == -32700
+        assert answers["initialize"]["id"] == 1
+        assert answers["typed"]["error"]["code"] == -32602
+        assert server.wait(20) == 1
+    finally:
+        server.kill()
+        server.wait(10)

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Dict, List
 
-from echoes_lsp.vault import LARGE_LINK_KEYS, Vault, prepare
+from echoes_lsp.vault import LARGE_LINK_KEYS, Vault, larger_than, prepare, prepare_file
 
 HEAD = "---\ntype: note\nstack: []\nstatus: active\nsummary: Big.\n---\n\n"
 
@@ -72,6 +72,29 @@ def test_a_stale_preparation_falls_back_to_a_full_relink(tmp_path: Path) -> None
     fresh.load()
     fresh.open(path, big_text(4))
     assert fresh.snapshot() == vault.snapshot()
+
+
+def test_a_large_file_indexed_in_the_worker_equals_one_parsed_in_place(tmp_path: Path) -> None:
+    # What indexing does with a large file on disk: found by its size, read and prepared in
+    # the worker thread, installed with `update`.
+    pages = tmp_path / "EchoesVault" / "pages"
+    pages.mkdir(parents=True)
+    (pages / "small.md").write_text(HEAD + "[[big]]\n", encoding="utf-8")
+    (pages / "big.md").write_text(big_text(3), encoding="utf-8")
+    in_place = Vault(str(tmp_path))
+    in_place.load()
+    in_place.complete()
+    worker = Vault(str(tmp_path))
+    worker.load()
+    assert larger_than(list(worker.pending), 16 * 1024) == [str(pages / "big.md")]
+    entry = worker.entries[str(pages / "big.md")]
+    found = prepare_file(entry.kind, entry.key, entry.path)
+    assert found is not None
+    worker.pending.discard(entry.path)
+    worker.update(entry.path, *found)
+    worker.complete()
+    assert worker.snapshot() == in_place.snapshot()
+    assert prepare_file("page", "gone", str(pages / "gone.md")) is None
 
 
 def test_the_collector_is_paused_for_an_analysis_and_back_after_it() -> None:
