@@ -62,6 +62,14 @@ class Bench:
             if event is not None and params.diagnostics:
                 event.set()
 
+        # Handled, and dropped, so that pygls does not log a line for each one: the output is
+        # only the results.
+        @self.client.feature(types.PROGRESS)
+        @self.client.feature(types.WINDOW_LOG_MESSAGE)
+        @self.client.feature("echoes/statusChanged")
+        def ignored(params: Any) -> None:
+            return None
+
     async def start(self) -> None:
         await self.client.start_io(*SERVER)
         await self.client.initialize_async(

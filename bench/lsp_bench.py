@@ -92,6 +92,13 @@ class Bench:
         def progress_create(params: Any) -> None:
             return None
 
+        # Handled, and dropped, so that pygls does not log a line for each one: the output is
+        # only the results.
+        @self.client.feature(types.PROGRESS)
+        @self.client.feature(types.WINDOW_LOG_MESSAGE)
+        def ignored(params: Any) -> None:
+            return None
+
         @self.client.feature(types.WORKSPACE_CONFIGURATION)
         def configuration(params: Any) -> List[Any]:
             return [{"diagnostics": {"debounce": 0}}]

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
+from echoes_lsp.settings import OPTIONS
+
 from .conftest import WAIT, Session, codes, copy_vault, start_session
+from .test_limits import HEAD, broken_links, wait_until_ready
 
 SECRET_PAGE = (
     "---\ntype: note\nstack: []\nstatus: active\nsummary: Has a key.\n---\n\n"
@@ -133,3 +136,77 @@ async def test_runtime_interpreter_and_timeout_settings(
         assert asyncio.get_event_loop().time() < deadline, "the new settings were never applied"
         await asyncio.sleep(0.05)
     assert "did not answer within" in str(slow.value)
+
+
+def as_vscode_sends(changed: Dict[str, Any]) -> Dict[str, Any]:
+    """The section `echoes` as the VS Code extension answers `workspace/configuration` and sends
+    `initializationOptions`: every server setting, nested by its dotted key, those not in
+    `changed` at their defaults (`toServerSettings` in editors/vscode/src/settings.ts; its unit
+    test checks that it sends exactly package.json's server settings, and
+    tests/test_editor_settings.py that those are `OPTIONS` with the same defaults)."""
+    tree: Dict[str, Any] = {}
+    for option in OPTIONS:
+        *parents, last = option.key.split(".")
+        node = tree
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = changed.get(option.key, option.default)
+    return tree
+
+
+def raw_vscode_section(changed: Dict[str, Any]) -> Dict[str, Any]:
+    """What vscode-languageclient puts in `workspace/didChangeConfiguration` for
+    `synchronize.configurationSection: "echoes"`: VS Code's own section, unmapped, with the
+    extension's settings too."""
+    section = as_vscode_sends(changed)
+    section["server"] = {"path": "", "python": "", "importStrategy": "useBundled"}
+    section["saveThroughRuntime"] = "off"
+    section["trace"] = {"server": "off"}
+    return {"echoes": section}
+
+
+def count_is(count: int) -> Callable[[List[types.Diagnostic]], bool]:
+    return lambda found: len(found) == count
+
+
+async def test_the_diagnostic_cap_follows_the_vscode_configuration(
+    bare_client: LanguageClient, workspace: Path
+) -> None:
+    """`echoes.diagnostics.maxPerDocument` set in VS Code reaches the server as the answer to
+    `workspace/configuration` (section `echoes`), at startup and after a change."""
+    client = bare_client
+    off = {"watch.pollInterval": 0}
+    client.set_configuration(
+        as_vscode_sends({**off, "diagnostics.maxPerDocument": 10}), section="echoes"
+    )
+    # The initializationOptions carry no cap: only the configuration answer can set it.
+    options = as_vscode_sends(off)
+    del options["diagnostics"]["maxPerDocument"]
+    session = await start_session(client, workspace, "visual_studio_code", {"echoes": options})
+    document = session.open(session.page("many-links.md"), HEAD + broken_links(25))
+    items = await session.diagnostics(document, count_is(11))
+    assert "15 more diagnostics" in items[-1].message
+    await wait_until_ready(session)  # no refresh for the vault's first load is still to come
+
+    # (value in VS Code's settings, value the extension sends for it, diagnostics shown): a
+    # negative cap is marked in the settings editor and sent as the default.
+    for typed, mapped, expected in ((0, 0, 25), (4, 4, 5), (-3, 1000, 25)):
+        refreshes = client.diagnostic_refresh_count
+        client.set_configuration(
+            as_vscode_sends({**off, "diagnostics.maxPerDocument": mapped}), section="echoes"
+        )
+        client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(
+                settings=raw_vscode_section({**off, "diagnostics.maxPerDocument": typed})
+            )
+        )
+        # VS Code pulls diagnostics again only when the server asks it to.
+        deadline = asyncio.get_event_loop().time() + WAIT
+        while client.diagnostic_refresh_count == refreshes:
+            assert asyncio.get_event_loop().time() < deadline, "no diagnostic refresh was asked"
+            await asyncio.sleep(0.05)
+        items = await session.diagnostics(document, count_is(expected))
+        summaries = [d for d in items if "more diagnostics" in d.message]
+        assert len(summaries) == (1 if expected == 5 else 0)
+    # The server read the extension's answer, not the raw section of the notification.
+    assert not [m.message for m in client.messages if "settings" in m.message]

@@ -35,10 +35,13 @@ return {
       diagnostics = {
         debounce = 150, -- milliseconds
         -- severity = { EV301 = 'hint', EV402 = 'off' },
+        maxPerDocument = 1000, -- diagnostics per document, the most severe first (0 = no limit)
       },
       secrets = { enabled = true },
       exclude = {}, -- globs relative to the vault
       agent = 'echoes-lsp', -- agent name recorded by the runtime
+      watch = { pollInterval = 2 }, -- seconds between disk checks (0 = off)
+      index = { hydrateOnSave = true }, -- refresh index.md through the runtime after a save
     },
   },
 

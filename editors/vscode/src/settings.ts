@@ -10,29 +10,39 @@ export type SaveMode = 'off' | 'ask' | 'always';
 export interface ServerSettings {
   /** `python` is `""` for the server's own Python: the server keeps unsent keys, so it is always sent. */
   runtime: { python: string; timeout: number };
-  diagnostics: { debounce: number; severity: Record<string, Severity> };
+  diagnostics: { debounce: number; severity: Record<string, Severity>; maxPerDocument: number };
   secrets: { enabled: boolean };
   exclude: string[];
   agent: string;
+  watch: { pollInterval: number };
   index: { hydrateOnSave: boolean };
 }
 
 export const DEFAULTS = {
   runtimeTimeout: 30,
   debounce: 150,
+  maxPerDocument: 1000,
   secretsEnabled: true,
   agent: 'echoes-lsp',
+  pollInterval: 2,
   hydrateOnSave: true,
 } as const;
 
 /** Keys whose change needs the server to be restarted (the rest are sent as configuration). */
 export const RESTART_KEYS = ['echoes.server.path', 'echoes.server.python', 'echoes.server.importStrategy'];
 
+/** The extension's own settings; every other `echoes.*` setting is the server's and is sent to it. */
+export const EDITOR_KEYS = [...RESTART_KEYS, 'echoes.saveThroughRuntime', 'echoes.trace.server'];
+
 /** Reads one setting relative to the `echoes` section, e.g. `runtime.timeout`. */
 export type SettingReader = (key: string) => unknown;
 
 function nonNegativeNumber(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
+}
+
+function nonNegativeInteger(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : fallback;
 }
 
 function positiveNumber(value: unknown, fallback: number): number {
@@ -70,10 +80,12 @@ export function toServerSettings(read: SettingReader): ServerSettings {
     diagnostics: {
       debounce: nonNegativeNumber(read('diagnostics.debounce'), DEFAULTS.debounce),
       severity: severityMap(read('diagnostics.severity')),
+      maxPerDocument: nonNegativeInteger(read('diagnostics.maxPerDocument'), DEFAULTS.maxPerDocument),
     },
     secrets: { enabled: typeof secrets === 'boolean' ? secrets : DEFAULTS.secretsEnabled },
     exclude: Array.isArray(exclude) ? exclude.filter((g): g is string => typeof g === 'string' && g.length > 0) : [],
     agent: typeof agent === 'string' && agent.trim().length > 0 ? agent.trim() : DEFAULTS.agent,
+    watch: { pollInterval: nonNegativeNumber(read('watch.pollInterval'), DEFAULTS.pollInterval) },
     index: { hydrateOnSave: typeof hydrateOnSave === 'boolean' ? hydrateOnSave : DEFAULTS.hydrateOnSave },
   };
 }
