@@ -1558,25 +1558,25 @@ def find_temp_files(ws: Workspace, stale: float) -> List[Tuple[str, str, int]]:
         pass
     found: List[Tuple[str, str, int]] = []
     for rel_dir in directories:
+        directory = os.path.join(ws.root, rel_dir) if rel_dir else ws.root
         try:
-            entries = os.scandir(os.path.join(ws.root, rel_dir) if rel_dir else ws.root)
+            # names only: pages/ holds thousands of files and only hidden ones are looked at
+            names = [name for name in os.listdir(directory) if name[0] == "."]
         except OSError:
             continue
-        with entries:
-            for entry in entries:
-                name = entry.name
-                if name[0] != "." or not (name.endswith(TEMP_SUFFIX) or ".tmp-" in name):
-                    continue
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if not stat.S_ISREG(info.st_mode):
-                    continue
-                state = temp_owner_state(name, info.st_mtime, stale)
-                if state is not None:
-                    rel = f"{rel_dir}/{name}" if rel_dir else name
-                    found.append((rel, state, info.st_size))
+        for name in names:
+            if not (name.endswith(TEMP_SUFFIX) or ".tmp-" in name):
+                continue
+            try:
+                info = os.lstat(os.path.join(directory, name))
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            state = temp_owner_state(name, info.st_mtime, stale)
+            if state is not None:
+                rel = f"{rel_dir}/{name}" if rel_dir else name
+                found.append((rel, state, info.st_size))
     found.sort()
     return found
 
