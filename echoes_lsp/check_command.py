@@ -11,7 +11,6 @@ from typing import List, Sequence
 
 from .check import EXIT_USAGE, UsageError, _flags, _validate, build_parser, check
 from .config import ConfigError
-from .watch import watch
 
 # Vault models of the checks made by this process, when the caller exits right after the report:
 # freeing a large model object by object takes longer than writing the report, so the process
@@ -30,6 +29,9 @@ def run(argv: Sequence[str], retain: bool = False) -> int:
         _validate(args)
         flags = _flags(args)
         if args.watch:
+            # imported here: a one-shot check does not pay for watch mode's modules
+            from .watch import watch
+
             return watch(args, flags)
         # The model is built once and freed at exit: cyclic garbage collection would only
         # re-scan the growing set of parsed pages (`bench/check_bench.py --gc` shows the cost).

@@ -13,11 +13,6 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from .codes import CODES, SEVERITIES
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.9 and 3.10 only
-    import tomli as tomllib
-
 PROJECT_FILE = ".echoes-lsp.toml"
 PYPROJECT = "pyproject.toml"
 FAIL_LEVELS = ("error", "warning", "information", "hint")
@@ -105,11 +100,18 @@ def parse_table(table: Mapping[str, Any], where: str) -> Dict[str, Any]:
 def _read_toml(path: str) -> Optional[Dict[str, Any]]:
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            data = handle.read()
     except FileNotFoundError:
         return None
     except OSError as error:
         raise ConfigError(f"{path}: cannot be read: {error.strerror or error}") from error
+    # imported once a file exists: a project without one does not pay for the TOML parser
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.9 and 3.10 only
+        import tomli as tomllib
+    try:
+        return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from error
 
