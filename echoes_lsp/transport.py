@@ -17,7 +17,7 @@ import re
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Any, Awaitable, BinaryIO, Callable, Dict, List, Optional, Union
+from typing import Any, Awaitable, BinaryIO, Callable, Coroutine, Dict, List, Optional, Union
 
 import cattrs
 from lsprotocol import types
@@ -425,6 +425,20 @@ async def converse_messages(
         await asyncio.sleep(0)
 
 
+def run_until_done(server: JsonRPCServer, main: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    """Run a transport's conversation to its end; the exit code, and the server shut down
+    however it ended."""
+    try:
+        return asyncio.run(main())
+    except BrokenPipeError:
+        log.error("the connection to the client is lost; shutting down")
+        return 1
+    except KeyboardInterrupt:
+        return 1
+    finally:
+        server.shutdown()
+
+
 def stream_reader_chunks(reader: asyncio.StreamReader) -> Callable[[], Awaitable[bytes]]:
     async def read() -> bytes:
         try:
@@ -462,12 +476,7 @@ def run_tcp(server: JsonRPCServer, host: str, port: int) -> int:
         async with listener:
             return await ended
 
-    try:
-        return asyncio.run(main())
-    except KeyboardInterrupt:
-        return 1
-    finally:
-        server.shutdown()
+    return run_until_done(server, main)
 
 
 def run_websocket(server: JsonRPCServer, host: str, port: int) -> int:
@@ -504,12 +513,7 @@ def run_websocket(server: JsonRPCServer, host: str, port: int) -> int:
             log.info("serving WebSocket on %s:%s", host, port)
             return await ended
 
-    try:
-        return asyncio.run(main())
-    except KeyboardInterrupt:
-        return 1
-    finally:
-        server.shutdown()
+    return run_until_done(server, main)
 
 
 class StdoutEndpoint:
@@ -543,12 +547,4 @@ def run_stdio(
     async def main() -> int:
         return await converse(server.protocol, stream_chunks(stdin or sys.stdin.buffer))
 
-    try:
-        return asyncio.run(main())
-    except BrokenPipeError:
-        log.error("the connection to the client is lost; shutting down")
-        return 1
-    except KeyboardInterrupt:
-        return 1
-    finally:
-        server.shutdown()
+    return run_until_done(server, main)

@@ -11,10 +11,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Awaitable, Callable, Dict, TypeVar
 
 import pytest
 
+T = TypeVar("T")
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
 
 
@@ -56,6 +57,30 @@ def read_message(stream: Any) -> Dict[str, Any]:
     return json.loads(stream.read(length))  # type: ignore[no-any-return]
 
 
+Ask = Callable[..., Awaitable[Dict[str, Any]]]
+
+
+async def over_websocket(websockets: Any, port: int, exchange: Callable[[Ask], Awaitable[T]]) -> T:
+    """Connect (retrying while the server starts) and run `exchange` with an `ask` that sends
+    one message and returns the answer (or, with `answered=False`, only sends it)."""
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            async with websockets.connect(f"ws://127.0.0.1:{port}") as connection:
+
+                async def ask(text: str, answered: bool = True) -> Dict[str, Any]:
+                    await connection.send(text)
+                    if not answered:
+                        return {}
+                    return json.loads(await asyncio.wait_for(connection.recv(), 20))  # type: ignore[no-any-return]
+
+                return await exchange(ask)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+
+
 def test_tcp_transport(tmp_path: Path) -> None:
     port = free_port()
     server = start("--tcp", port)
@@ -77,20 +102,11 @@ def test_websocket_transport() -> None:
     port = free_port()
     server = start("--ws", port)
 
-    async def exchange() -> Dict[str, Any]:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                async with websockets.connect(f"ws://127.0.0.1:{port}") as connection:
-                    await connection.send(json.dumps(INITIALIZE))
-                    return json.loads(await asyncio.wait_for(connection.recv(), 20))  # type: ignore[no-any-return]
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                await asyncio.sleep(0.1)
+    async def exchange(ask: Ask) -> Dict[str, Any]:
+        return await ask(json.dumps(INITIALIZE))
 
     try:
-        reply = asyncio.run(exchange())
+        reply = asyncio.run(over_websocket(websockets, port, exchange))
         assert reply["id"] == 1
         assert reply["result"]["serverInfo"]["name"] == "echoes-lsp"
     finally:
@@ -140,33 +156,20 @@ def test_websocket_messages_follow_the_same_rules() -> None:
     port = free_port()
     server = start("--ws", port)
 
-    async def exchange() -> Dict[str, Any]:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                async with websockets.connect(f"ws://127.0.0.1:{port}") as connection:
-
-                    async def ask(text: str) -> Dict[str, Any]:
-                        await connection.send(text)
-                        return json.loads(await asyncio.wait_for(connection.recv(), 20))  # type: ignore[no-any-return]
-
-                    early = {"jsonrpc": "2.0", "id": 7, "method": "shutdown"}
-                    answers = {
-                        "early": await ask(json.dumps(early)),
-                        "broken": await ask("{not json"),
-                        "initialize": await ask(json.dumps(INITIALIZE)),
-                    }
-                    hover = {"jsonrpc": "2.0", "id": 8, "method": "textDocument/hover"}
-                    answers["typed"] = await ask(json.dumps({**hover, "params": "x"}))
-                    await connection.send(json.dumps({"jsonrpc": "2.0", "method": "exit"}))
-                    return answers
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                await asyncio.sleep(0.1)
+    async def exchange(ask: Ask) -> Dict[str, Dict[str, Any]]:
+        early = {"jsonrpc": "2.0", "id": 7, "method": "shutdown"}
+        answers = {
+            "early": await ask(json.dumps(early)),
+            "broken": await ask("{not json"),
+            "initialize": await ask(json.dumps(INITIALIZE)),
+        }
+        hover = {"jsonrpc": "2.0", "id": 8, "method": "textDocument/hover"}
+        answers["typed"] = await ask(json.dumps({**hover, "params": "x"}))
+        await ask(json.dumps({"jsonrpc": "2.0", "method": "exit"}), answered=False)
+        return answers
 
     try:
-        answers = asyncio.run(exchange())
+        answers = asyncio.run(over_websocket(websockets, port, exchange))
         assert answers["early"]["error"]["code"] == -32002
         assert answers["broken"]["error"]["code"] == -32700
         assert answers["initialize"]["id"] == 1
