@@ -660,6 +660,7 @@ class Vault:
         entry.info = rules.PageInfo(
             None, None, None, facts.status, facts.summary, list(facts.problems)
         )
+        entry.body_line = facts.body_line
         entry.structure = Structure.deferred(lambda: read_text(path)[0] or "", facts.body_line)
 
     def reparse(self, path: str) -> None:

@@ -141,6 +141,19 @@ def test_only_a_batch_model_adopts_pages_parsed_elsewhere(tmp_path: Path) -> Non
     assert diagnose(lean, page) == diagnose(vault, page)
 
 
+def test_an_adopted_page_gives_back_the_facts_it_was_given(tmp_path: Path) -> None:
+    root = mixed_vault(tmp_path / "w", pages=3)
+    page = str(root / "EchoesVault" / "pages" / "p000.md")
+    parsed = Vault(str(root), lean=True)
+    parsed.load()
+    facts = PageFacts.of(parsed.ensure(parsed.entries[page]))
+    assert facts.body_line > 0
+    adopting = Vault(str(root), lean=True)
+    adopting.load()
+    adopting.adopt(page, facts)
+    assert PageFacts.of(adopting.entries[page]) == facts
+
+
 def test_jobs_must_be_a_sensible_number(tmp_path: Path) -> None:
     root = mixed_vault(tmp_path / "w", pages=2)
     for bad in ("-1", "65", "many"):
