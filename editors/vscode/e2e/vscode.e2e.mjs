@@ -764,19 +764,34 @@ async function main() {
         writeFileSync(workspaceSettingsFile, JSON.stringify({ 'echoes.saveThroughRuntime': 'ask' }, null, 2));
         await wb.clearNotifications();
         await reopenPage();
-        await sleep(1500);
-        await wb.focusEditor();
-        await page.keyboard.press('Control+End');
-        await page.keyboard.type(' Asked first.', { delay: 10 });
-        await waitFor(() => wb.activeTabDirty(), { timeout: 10000, message: 'the editor to be dirty' });
-        await page.keyboard.press('Control+S');
+        // VS Code reads the folder's settings file on a file event, which may come after the key
+        // is pressed: until the setting is in effect the save key saves plainly. Each attempt
+        // types its own text, so a plain save of an earlier one is told apart.
         const dialog = page.locator('.monaco-dialog-box');
-        await dialog.waitFor({ timeout: 15000 });
-        if (readFileSync(pageFile, 'utf8').includes('Asked first.')) {
+        let typed = '';
+        for (let attempt = 1; ; attempt += 1) {
+          typed = ` Asked first (${attempt}).`;
+          await wb.focusEditor();
+          await page.keyboard.press('Control+End');
+          await page.keyboard.type(typed, { delay: 10 });
+          await waitFor(() => wb.activeTabDirty(), { timeout: 10000, message: 'the editor to be dirty' });
+          await page.keyboard.press('Control+S');
+          const asked = await dialog.waitFor({ timeout: 5000 }).then(
+            () => true,
+            () => false,
+          );
+          if (asked) break;
+          if (!readFileSync(pageFile, 'utf8').includes(typed)) {
+            throw new Error('the save key neither asked nor saved');
+          }
+          if (attempt === 6) throw new Error('echoes.saveThroughRuntime: ask never took effect');
+          log(`the save key saved plainly (attempt ${attempt}): the setting is not read yet`);
+        }
+        if (readFileSync(pageFile, 'utf8').includes(typed)) {
           throw new Error('the page was written before the answer');
         }
         await dialog.locator('.monaco-button', { hasText: /^Through EchoesVault$/ }).first().click();
-        await waitFor(() => readFileSync(pageFile, 'utf8').includes('Asked first.'), {
+        await waitFor(() => readFileSync(pageFile, 'utf8').includes(typed), {
           timeout: 30000,
           message: 'the page to be written through EchoesVault',
         });
@@ -793,16 +808,30 @@ async function main() {
         writeFileSync(workspaceSettingsFile, JSON.stringify({ 'echoes.saveThroughRuntime': 'always' }, null, 2));
         await wb.clearNotifications();
         await reopenPage();
-        await sleep(1500);
         await wb.focusEditor();
         await page.keyboard.press('Control+End');
         await page.keyboard.type('Saved with the save key.', { delay: 10 });
         await waitFor(() => wb.activeTabDirty(), { timeout: 10000, message: 'the editor to be dirty' });
-        await page.keyboard.press('Control+S');
-        await waitFor(() => readFileSync(pageFile, 'utf8').includes('Saved with the save key.'), {
-          timeout: 30000,
-          message: 'the save key to write the page',
-        });
+        // Until VS Code has read the new setting, the save key still asks (the previous one):
+        // such a question is dismissed and the key pressed again.
+        const stillAsking = page.locator('.monaco-dialog-box');
+        await waitFor(
+          async () => {
+            if (await stillAsking.isVisible()) {
+              await page.keyboard.press('Escape');
+              await stillAsking.waitFor({ state: 'hidden', timeout: 5000 });
+            }
+            await page.keyboard.press('Control+S');
+            return waitFor(() => readFileSync(pageFile, 'utf8').includes('Saved with the save key.'), {
+              timeout: 3000,
+              message: 'the save key to write the page',
+            }).then(
+              () => true,
+              () => false,
+            );
+          },
+          { timeout: 30000, interval: 500, message: 'the save key to write the page' },
+        );
         await waitFor(async () => !(await wb.activeTabDirty()), { timeout: 15000, message: 'the editor to be clean' });
         // Stale: the save key is refused by the runtime (EV701), not written by VS Code.
         await page.keyboard.type(' Stale edit.', { delay: 10 });
