@@ -23,6 +23,9 @@ from typing import Any, Dict, List, Optional
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from process_memory import memory_mb
+
 SERVER = [sys.executable, "-m", "echoes_lsp", "serve"]
 HEAD = "---\ntype: note\nstack: []\nstatus: active\nsummary: A page of many links.\n---\n\n"
 PAGE = "---\ntype: note\nstack: []\nstatus: active\nsummary: A small page.\n---\n\n# Small\n"
@@ -30,17 +33,6 @@ PAGE = "---\ntype: note\nstack: []\nstatus: active\nsummary: A small page.\n---\
 
 def big_text(links: int) -> str:
     return HEAD + "".join(f"See [[missing-{n}]].\n" for n in range(links))
-
-
-def memory_mb(pid: int, field: str) -> Optional[float]:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None
-    for line in status.splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    return None
 
 
 def percentile(samples: List[float], fraction: float) -> float:

@@ -29,6 +29,7 @@ from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import vaultgen
+from process_memory import memory_mb
 
 CACHE = Path(__file__).resolve().parent / ".vaults"
 HUB = "hub-page"
@@ -163,16 +164,7 @@ class Bench:
     def rss_mb(self, field: str = "VmRSS") -> Optional[float]:
         """The server's resident memory now (VmRSS) or at its peak (VmHWM), from /proc."""
         process = getattr(self.client, "_server", None)
-        if process is None:
-            return None
-        try:
-            status = Path(f"/proc/{process.pid}/status").read_text()
-        except OSError:
-            return None
-        for line in status.splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-        return None
+        return memory_mb(process.pid, field) if process is not None else None
 
     async def stop(self) -> None:
         try:

@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import sys
 import tracemalloc
 from pathlib import Path
 
-
-def resident_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from process_memory import memory_mb
 
 
 def main() -> None:
@@ -44,7 +41,7 @@ def main() -> None:
     lines = snapshot.statistics("lineno")
     total = sum(stat.size for stat in lines)
     print(
-        f"{len(vault.entries):,} files; traced {total / 1e6:.1f} MB; resident {resident_mb():.0f} MB"
+        f"{len(vault.entries):,} files; traced {total / 1e6:.1f} MB; resident {memory_mb('self') or 0:.0f} MB"
     )
     for stat in lines[: args.top]:
         frame = stat.traceback[0]

@@ -30,6 +30,18 @@ def edits_of(action: types.CodeAction, document: str) -> List[types.TextEdit]:
     return list(action.edit.changes[document])
 
 
+async def insert_fields_action(session: Session, document: str) -> types.CodeAction:
+    """The quick fix of the document's EV104 (missing fields), once it is reported."""
+    items = await session.diagnostics(document, lambda d: "EV104" in codes(d))
+    missing = next(d for d in items if d.code == "EV104")
+    actions = await session.code_actions(document, missing)
+    return next(
+        a
+        for a in actions
+        if isinstance(a, types.CodeAction) and a.title == "Insert the missing frontmatter fields"
+    )
+
+
 async def test_the_inserted_summary_placeholder_is_reported_until_replaced(
     session: Session,
 ) -> None:
@@ -96,14 +108,7 @@ async def test_where_the_client_takes_snippets_the_cursor_lands_on_the_placehold
     page = session.page("broken.md")
     text = broken_without_summary(page)
     document = session.open(page, text)
-    items = await session.diagnostics(document, lambda d: "EV104" in codes(d))
-    missing = next(d for d in items if d.code == "EV104")
-    actions = await session.code_actions(document, missing)
-    insert = next(
-        a
-        for a in actions
-        if isinstance(a, types.CodeAction) and a.title == "Insert the missing frontmatter fields"
-    )
+    insert = await insert_fields_action(session, document)
     assert insert.edit is not None and insert.edit.changes is None
     (change,) = insert.edit.document_changes or []
     assert isinstance(change, types.TextDocumentEdit)
@@ -121,13 +126,6 @@ async def test_without_snippet_support_the_fix_is_a_plain_edit(session: Session)
     page = session.page("broken.md")
     text = broken_without_summary(page)
     document = session.open(page, text)
-    items = await session.diagnostics(document, lambda d: "EV104" in codes(d))
-    missing = next(d for d in items if d.code == "EV104")
-    actions = await session.code_actions(document, missing)
-    insert = next(
-        a
-        for a in actions
-        if isinstance(a, types.CodeAction) and a.title == "Insert the missing frontmatter fields"
-    )
+    insert = await insert_fields_action(session, document)
     (edit,) = edits_of(insert, document)
     assert "${" not in edit.new_text and '"TODO: summary of broken."' in edit.new_text

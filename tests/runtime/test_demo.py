@@ -118,10 +118,9 @@ def _fake_venv(root: Path, exit_code: int) -> Path:
     return venv
 
 
-@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
-def test_make_installs_quietly_and_shows_the_whole_log_on_failure(tmp_path: Path) -> None:
-    venv = _fake_venv(tmp_path / "ok", 0)
-    quiet = subprocess.run(
+def make_install(venv: Path) -> subprocess.CompletedProcess[str]:
+    """`make`'s install step into `venv`, as a person types it."""
+    return subprocess.run(
         ["make", "-s", f"VENV={venv}", f"{venv}/.installed"],
         cwd=ROOT,
         capture_output=True,
@@ -129,6 +128,12 @@ def test_make_installs_quietly_and_shows_the_whole_log_on_failure(tmp_path: Path
         timeout=60,
         check=False,
     )
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_installs_quietly_and_shows_the_whole_log_on_failure(tmp_path: Path) -> None:
+    venv = _fake_venv(tmp_path / "ok", 0)
+    quiet = make_install(venv)
     assert quiet.returncode == 0, quiet.stderr
     assert (
         quiet.stdout
@@ -137,14 +142,7 @@ def test_make_installs_quietly_and_shows_the_whole_log_on_failure(tmp_path: Path
     assert quiet.stderr == ""
     assert "BuildBackendWarning" in (venv / "install.log").read_text(encoding="utf-8")
     failing = _fake_venv(tmp_path / "bad", 1)
-    loud = subprocess.run(
-        ["make", "-s", f"VENV={failing}", f"{failing}/.installed"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    loud = make_install(failing)
     assert loud.returncode != 0
     assert "BuildBackendWarning: Editable installation." in loud.stdout
     assert f"installing into {failing} failed (log above)" in loud.stdout
