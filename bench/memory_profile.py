@@ -25,8 +25,8 @@ def main() -> None:
     parser.add_argument("workspace", help="a folder holding EchoesVault/ (e.g. a bench vault)")
     parser.add_argument("--top", type=int, default=20, help="source lines to list")
     args = parser.parse_args()
-    from echoes_lsp.catalog import catalog
-    from echoes_lsp.vault import Vault
+    from echoes_lsp.engine.catalog import catalog
+    from echoes_lsp.engine.vault import Vault
 
     tracemalloc.start(1)
     vault = Vault(args.workspace)

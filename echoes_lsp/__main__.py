@@ -55,11 +55,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         )
         return 0
     if command == "serve":
-        from .server import serve
+        from .server.app import serve
 
         return serve(rest)
     if command == "check":
-        from .check_command import run
+        from .cli.check_command import run
 
         if argv is not None:
             return run(rest)
@@ -72,7 +72,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 pass
         os._exit(code)
     if command == "init":
-        from .init_cli import main as init
+        from .cli.init_command import main as init
 
         return init(rest)
     if command == "nvim-plugin":

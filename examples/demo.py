@@ -38,7 +38,7 @@ import tempfile
 from pathlib import Path
 from typing import List
 
-from echoes_lsp.report import Style, color_enabled
+from echoes_lsp.cli.report import Style, color_enabled
 
 HERE = Path(__file__).resolve().parent
 DEMO_VAULT = HERE / "demo-vault"

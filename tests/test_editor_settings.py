@@ -1,6 +1,6 @@
-"""Every server setting, as `echoes_lsp/settings.py` declares it (`OPTIONS`), is offered by every
+"""Every server setting, as `echoes_lsp/server/client_settings.py` declares it (`OPTIONS`), is offered by every
 editor integration with the server's type, default and range, and documented in each settings
-table. The server side is read from `settings.py`, never from a copied list."""
+table. The server side is read from `server/client_settings.py`, never from a copied list."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any, Dict, List
 
 import pytest
 
-from echoes_lsp.codes import CODES, SEVERITIES
-from echoes_lsp.settings import OPTIONS, Option
+from echoes_lsp.engine.codes import CODES, SEVERITIES
+from echoes_lsp.server.client_settings import OPTIONS, Option
 from tests.nvim.harness import NVIM
 
 if sys.version_info >= (3, 11):

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List
 
-from echoes_lsp.init_cli import FIRST_PAGE
+from echoes_lsp.cli.init_command import FIRST_PAGE
 
 
 def echoes(*args: str, cwd: Path) -> subprocess.CompletedProcess:

@@ -1,4 +1,4 @@
-"""The generated parts of the diagnostic code pages, from `echoes_lsp/codes.py` and `autofix.py`.
+"""The generated parts of the diagnostic code pages, from `echoes_lsp/engine/codes.py` and `echoes_lsp/cli/fix_command.py`.
 
 Each page `docs/codes/EVnnn.md` starts with its title and a facts line (default severity, whether
 `check --fix` applies it), and `docs/diagnostics.md` holds the table of every code, each between
@@ -13,12 +13,12 @@ import re
 from pathlib import Path
 from typing import List
 
-from echoes_lsp import autofix
-from echoes_lsp.codes import CODES, Code
+from echoes_lsp.cli import fix_command
+from echoes_lsp.engine.codes import CODES, Code
 
 DOCS = Path(__file__).resolve().parents[1]
 
-START = "<!-- generated from echoes_lsp/codes.py by docs/_ext/code_facts.py: do not edit -->"
+START = "<!-- generated from echoes_lsp/engine/codes.py by docs/_ext/code_facts.py: do not edit -->"
 END = "<!-- end of generated text -->"
 BLOCK = re.compile(re.escape(START) + r"\n.*?\n" + re.escape(END), re.DOTALL)
 CODES_PAGE = DOCS / "diagnostics.md"
@@ -34,7 +34,9 @@ def title(code: Code) -> str:
 
 def facts(code: Code) -> str:
     fix = (
-        f"yes, it will {autofix.DESCRIPTIONS[code.code]}" if code.code in autofix.FIXABLE else "no"
+        f"yes, it will {fix_command.DESCRIPTIONS[code.code]}"
+        if code.code in fix_command.FIXABLE
+        else "no"
     )
     return f"**Default severity:** {code.severity} · **Fixed by `check --fix`:** {fix}"
 
@@ -42,7 +44,7 @@ def facts(code: Code) -> str:
 def table() -> str:
     rows = ["| code | meaning | default severity | `--fix` |", "|---|---|---|---|"]
     for code in CODES.values():
-        fix = "yes" if code.code in autofix.FIXABLE else ""
+        fix = "yes" if code.code in fix_command.FIXABLE else ""
         rows.append(f"| [{code.code}]({code.page}) | {code.title} | {code.severity} | {fix} |")
     return "\n".join(rows)
 

@@ -1,13 +1,13 @@
 """Sphinx extension for the echoes-lsp site: the parts of the docs that are generated from the code.
 
 - The diagnostic code pages' titles, facts lines and the table of codes are written by
-  `code_facts.py` from `echoes_lsp/codes.py`; the build warns (an error under `-W`) when a page
+  `code_facts.py` from `echoes_lsp/engine/codes.py`; the build warns (an error under `-W`) when a page
   differs, is missing, or documents no code.
 - `echoes-cli-reference NAME`: the options of `echoes-lsp check` or `init`, read from their argparse
   parsers.
 - `echoes-bench-plot METRIC`: a benchmark plot drawn from `bench/results/*.json` (see
   `bench_plots.py`).
-- Links from a page to a repository file outside `docs/` (`../echoes_lsp/codes.py`) become links to
+- Links from a page to a repository file outside `docs/` (`../echoes_lsp/engine/codes.py`) become links to
   that file on GitHub, so they work both on GitHub and on the site.
 """
 
@@ -25,7 +25,7 @@ from docutils.parsers.rst import Directive, directives
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from echoes_lsp import check, init_cli
+from echoes_lsp.cli import checker, init_command
 
 LOG = logging.getLogger(__name__)
 DOCS = Path(__file__).resolve().parents[1]
@@ -67,8 +67,8 @@ def _code_pages(app: Sphinx) -> None:
 
 
 PARSERS: Dict[str, Callable[[], argparse.ArgumentParser]] = {
-    "check": check.build_parser,
-    "init": init_cli.build_parser,
+    "check": checker.build_parser,
+    "init": init_command.build_parser,
 }
 
 

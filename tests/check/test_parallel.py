@@ -10,9 +10,9 @@ from typing import Any, Callable, Dict, List
 
 import pytest
 
-from echoes_lsp import parallel
-from echoes_lsp.diagnose import diagnose, is_checked
-from echoes_lsp.vault import PageFacts, Vault
+from echoes_lsp.cli import parallel_check
+from echoes_lsp.engine.findings import diagnose, is_checked
+from echoes_lsp.engine.vault import PageFacts, Vault
 
 from .conftest import CHECK_VAULT, run_check, write_page
 
@@ -87,7 +87,7 @@ def findings_of(root: Path, jobs: int) -> Dict[str, Any]:
     vault = Vault(str(root), lean=True)
     vault.load()
     files = [p for p, e in vault.entries.items() if is_checked(e)]
-    return parallel.diagnose_files(vault, files, jobs)
+    return parallel_check.diagnose_files(vault, files, jobs)
 
 
 def fails_in_worker(real: Callable[..., Any], first: Callable[..., Any] = lambda *_: None) -> Any:
@@ -124,7 +124,9 @@ def test_a_worker_that_dies_costs_time_not_findings(
     root = mixed_vault(tmp_path / "w", pages=40, valid=True)
     expected = findings_of(root, 1)
     assert any(path.endswith("index.md") for path in expected)  # the stale index counts too
-    monkeypatch.setattr(parallel, stage, fails_in_worker(getattr(parallel, stage), first))
+    monkeypatch.setattr(
+        parallel_check, stage, fails_in_worker(getattr(parallel_check, stage), first)
+    )
     assert findings_of(root, jobs) == expected
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from echoes_lsp import fixes
+from echoes_lsp.engine import page_fixes
 
 from .conftest import run_check, write_page
 
 
 def test_a_placeholder_summary_is_a_warning_until_replaced(clean_workspace: Path) -> None:
     vault = clean_workspace / "EchoesVault"
-    created = fixes.new_page_text("ledger")  # what "Create page through EchoesVault" writes
+    created = page_fixes.new_page_text("ledger")  # what "Create page through EchoesVault" writes
     (vault / "pages" / "ledger.md").write_text(created, encoding="utf-8")
     out = run_check("--select", "EV2", cwd=clean_workspace).stdout
     assert (

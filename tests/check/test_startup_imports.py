@@ -11,7 +11,7 @@ from typing import Set
 from .conftest import TIMEOUT, base_env, codes_of, json_report
 
 # Watch mode, and the TOML parser of a project without configuration files.
-UNNEEDED = ("echoes_lsp.watch", "tomllib")
+UNNEEDED = ("echoes_lsp.cli.watch", "tomllib")
 
 
 def imported_by_check(cwd: Path) -> Set[str]:
@@ -34,7 +34,7 @@ def imported_by_check(cwd: Path) -> Set[str]:
 
 def test_a_check_without_configuration_imports_no_unneeded_module(workspace: Path) -> None:
     loaded = imported_by_check(workspace)
-    assert "echoes_lsp.check" in loaded  # the listing holds the command's own imports
+    assert "echoes_lsp.cli.checker" in loaded  # the listing holds the command's own imports
     assert not loaded.intersection(UNNEEDED), sorted(loaded.intersection(UNNEEDED))
 
 

@@ -25,7 +25,7 @@ from pytest_lsp import (
     make_test_lsp_client,
 )
 
-from echoes_lsp.state import INTERNAL_ERROR
+from echoes_lsp.server.echoes_server import INTERNAL_ERROR
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[2]

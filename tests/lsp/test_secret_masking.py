@@ -109,7 +109,7 @@ def test_the_log_formatter_masks_any_record() -> None:
     """Defence in depth for log lines no handler chose to mask (tracebacks, library records)."""
     import logging
 
-    from echoes_lsp.server import MaskingFormatter
+    from echoes_lsp.server.app import MaskingFormatter
 
     record = logging.LogRecord("pygls", logging.DEBUG, __file__, 1, "body %s", (KEYS,), None)
     line = MaskingFormatter(logging.BASIC_FORMAT).format(record)

@@ -11,7 +11,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from echoes_lsp.settings import OPTIONS
+from echoes_lsp.server.client_settings import OPTIONS
 
 from .conftest import WAIT, Session, codes, copy_vault, start_session
 from .test_limits import HEAD, broken_links, wait_until_ready

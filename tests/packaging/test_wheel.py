@@ -50,6 +50,11 @@ def test_the_wheel_carries_the_licence_schemas_and_runtime_under_the_package(
             archive.read("echoes_lsp/runtime/echoes_vault.py")
             == (ROOT / "runtime" / "echoes_vault.py").read_bytes()
         )
+        # Every module of the checkout's package, in its layer (a subpackage missing from
+        # pyproject's `packages` list would be left out of the wheel).
+        package = ROOT / "echoes_lsp"
+        for module in package.rglob("*.py"):
+            assert f"echoes_lsp/{module.relative_to(package).as_posix()}" in names, module
         # Only the package's own namespace at the top of site-packages.
         assert {name.split("/")[0] for name in names} == {"echoes_lsp", info}
         assert archive.read(f"{info}/top_level.txt").decode().split() == ["echoes_lsp"]

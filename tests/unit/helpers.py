@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Dict, Iterable, Optional
 
-from echoes_lsp.vault import Vault
+from echoes_lsp.engine.vault import Vault
 
 
 def page(

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import PositionCodec, TextDocument
 
-from echoes_lsp.buffers import Buffer, Buffers
-from echoes_lsp.lsp_util import Columns
+from echoes_lsp.server.buffers import Buffer, Buffers
+from echoes_lsp.server.lsp_convert import Columns
 
 ENCODINGS = {
     "utf-8": types.PositionEncodingKind.Utf8,

@@ -9,10 +9,10 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from echoes_lsp.catalog import catalog
-from echoes_lsp.diagnose import diagnose
-from echoes_lsp.fixes import PLACEHOLDER
-from echoes_lsp.vault import Vault
+from echoes_lsp.engine.catalog import catalog
+from echoes_lsp.engine.findings import diagnose
+from echoes_lsp.engine.page_fixes import PLACEHOLDER
+from echoes_lsp.engine.vault import Vault
 
 from .helpers import make_vault, page, page_path
 

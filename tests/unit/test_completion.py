@@ -7,9 +7,9 @@ from typing import List, Optional
 
 import pytest
 
-from echoes_lsp.catalog import catalog
-from echoes_lsp.completion import Candidate, Completions, complete
-from echoes_lsp.vault import Vault
+from echoes_lsp.engine.catalog import catalog
+from echoes_lsp.engine.completion_candidates import Candidate, Completions, complete
+from echoes_lsp.engine.vault import Vault
 
 from .helpers import make_vault, page, page_path
 

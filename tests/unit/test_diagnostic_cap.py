@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from echoes_lsp.diagnose import Finding, cap
-from echoes_lsp.settings import parse_settings
+from echoes_lsp.engine.findings import Finding, cap
+from echoes_lsp.server.client_settings import parse_settings
 
 
 def finding(code: str, line: int) -> Finding:

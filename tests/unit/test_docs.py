@@ -9,7 +9,7 @@ import unicodedata
 from pathlib import Path
 from typing import Iterator, List, Set, Tuple
 
-from echoes_lsp.codes import CODE_PAGES_URL, CODES
+from echoes_lsp.engine.codes import CODE_PAGES_URL, CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -40,7 +40,7 @@ def test_generated_code_facts_match_the_code() -> None:
 
 def test_a_changed_title_or_severity_is_caught(monkeypatch) -> None:
     """The drift check itself can fail: a code whose title or severity changes no longer matches."""
-    from echoes_lsp import codes
+    from echoes_lsp.engine import codes
 
     changed = codes.Code("EV300", "renamed", codes.ERROR)
     monkeypatch.setitem(codes.CODES, "EV300", changed)

@@ -8,8 +8,8 @@ import logging
 
 import pytest
 
-from echoes_lsp.server import build_server
-from echoes_lsp.transport import StdoutEndpoint
+from echoes_lsp.server.app import build_server
+from echoes_lsp.server.transport import StdoutEndpoint
 
 
 def test_a_notification_after_the_output_closed_is_dropped(

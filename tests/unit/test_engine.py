@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List
 
-from echoes_lsp.diagnose import diagnose
-from echoes_lsp.vault import Vault
+from echoes_lsp.engine.findings import diagnose
+from echoes_lsp.engine.vault import Vault
 
 VALID = "---\ntype: note\nstack: []\nstatus: {status}\nsummary: {summary}\n---\n\n{body}\n"
 

@@ -7,7 +7,7 @@ from typing import Any, List
 
 import pytest
 
-from echoes_lsp.transport import BadFrame, FrameParser, Item, Message
+from echoes_lsp.server.transport import BadFrame, FrameParser, Item, Message
 
 
 def frame(message: Any) -> bytes:

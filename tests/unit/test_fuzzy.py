@@ -8,7 +8,7 @@ from typing import List, Tuple
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from echoes_lsp.fuzzy import (
+from echoes_lsp.engine.fuzzy import (
     EXACT,
     PREFIX,
     SUBSEQUENCE,

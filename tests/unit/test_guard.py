@@ -11,10 +11,10 @@ from typing import Any, List
 import pytest
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
-from echoes_lsp.guard import guarded
-from echoes_lsp.lsp_util import request_failed
-from echoes_lsp.navigation import Refusal
-from echoes_lsp.state import INTERNAL_ERROR, EchoesServer
+from echoes_lsp.engine.link_targets import Refusal
+from echoes_lsp.server.echoes_server import INTERNAL_ERROR, EchoesServer
+from echoes_lsp.server.guard import guarded
+from echoes_lsp.server.lsp_convert import request_failed
 
 SECRET_TEXT = "the text of a document, which an answer must never quote"
 

@@ -1,5 +1,6 @@
-"""No module of the package imports itself through others: the server's state sits below the
-features, and `server.py` (the setup point) sits above them. Every import counts, also one inside
+"""The package's layers (`engine/` below `server/` and `cli/`, which never import each other) and
+no module that imports itself through others: the server's state sits below the features, and
+`server/app.py` (the setup point) sits above them. Every import counts, also one inside
 a function, since a lazy import is how a cycle hides."""
 
 from __future__ import annotations
@@ -81,12 +82,50 @@ def test_the_package_has_no_import_cycle() -> None:
     assert cycle(graph()) is None
 
 
-def test_features_import_the_state_not_the_server() -> None:
+def test_only_the_command_line_imports_the_server_setup() -> None:
     edges = graph()
-    assert "echoes_lsp.state" in edges["echoes_lsp.features.documents"]
+    assert "echoes_lsp.server.echoes_server" in edges["echoes_lsp.server.features.documents"]
     for name, targets in edges.items():
         if name != "echoes_lsp.__main__":  # the command line starts the server
-            assert "echoes_lsp.server" not in targets, name
+            assert "echoes_lsp.server.app" not in targets, name
+
+
+def layer(name: str) -> str:
+    """`engine`, `server` or `cli` for a module inside one of them, else the module itself."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 2 else name
+
+
+def test_the_engine_imports_neither_the_server_nor_the_cli_nor_the_runtime_client() -> None:
+    for name, targets in graph().items():
+        if layer(name) == "engine":
+            wrong = {t for t in targets if layer(t) in ("server", "cli")}
+            wrong |= {t for t in targets if t == "echoes_lsp.runtime_client"}
+            assert not wrong, (name, wrong)
+
+
+def test_the_server_and_the_cli_never_import_each_other() -> None:
+    for name, targets in graph().items():
+        other = {"server": "cli", "cli": "server"}.get(layer(name))
+        if other:
+            assert not {t for t in targets if layer(t) == other}, name
+
+
+def test_every_module_sits_in_a_layer() -> None:
+    """Only the dispatcher and the runtime client sit beside the three layers."""
+    top = {name for name in modules() if name.count(".") == 1}
+    assert top == {
+        "echoes_lsp.__main__",
+        "echoes_lsp.runtime_client",
+        "echoes_lsp.engine",
+        "echoes_lsp.server",
+        "echoes_lsp.cli",
+    }
+
+
+def test_no_two_modules_share_a_name() -> None:
+    names = [path.stem for path in PACKAGE.rglob("*.py") if path.stem != "__init__"]
+    assert sorted(names) == sorted(set(names))
 
 
 def test_the_cycle_finder_finds_cycles() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from echoes_lsp.index_drift import EDITED, STALE, compare, generated_rows
+from echoes_lsp.engine.index_drift import EDITED, STALE, compare, generated_rows
 from echoes_lsp.runtime import echoes_vault as rules
 
 PAGES_LINE = rules.INDEX_HEADER.count("\n") - 1  # `## Pages`, 0-based

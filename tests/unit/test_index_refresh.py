@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from echoes_lsp.index_refresh import hydrate_wanted
-from echoes_lsp.vault import Vault
+from echoes_lsp.engine.vault import Vault
+from echoes_lsp.server.hydrate_on_save import hydrate_wanted
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ROOT / "runtime" / "echoes_vault.py"
@@ -78,7 +78,7 @@ def test_an_index_already_fresh_wants_nothing(tmp_path: Path) -> None:
 
 
 def test_the_setting_is_on_by_default_and_checked() -> None:
-    from echoes_lsp.settings import Settings, parse_settings
+    from echoes_lsp.server.client_settings import Settings, parse_settings
 
     assert Settings().hydrate_on_save is True
     assert parse_settings({"echoes": {"index": {"hydrateOnSave": False}}}).hydrate_on_save is False

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Dict, List
 
-from echoes_lsp.vault import LARGE_LINK_KEYS, Vault, larger_than, prepare, prepare_file
+from echoes_lsp.engine.vault import LARGE_LINK_KEYS, Vault, larger_than, prepare, prepare_file
 
 HEAD = "---\ntype: note\nstack: []\nstatus: active\nsummary: Big.\n---\n\n"
 
@@ -102,7 +102,7 @@ def test_the_collector_is_paused_for_an_analysis_and_back_after_it() -> None:
     # interpreter lock the event loop waits for), and what it made is frozen, not collected.
     import gc
 
-    from echoes_lsp.state import uncollected
+    from echoes_lsp.server.echoes_server import uncollected
 
     assert gc.isenabled()
     frozen = gc.get_freeze_count()

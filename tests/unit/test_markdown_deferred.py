@@ -7,7 +7,7 @@ from typing import List
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from echoes_lsp.markdown import Link, Structure, scan
+from echoes_lsp.engine.markdown import Link, Structure, scan
 
 PIECES = [
     "[[a]]",

@@ -9,8 +9,7 @@ from typing import Dict, List
 
 import pytest
 
-from echoes_lsp.markdown import Structure, parse_link
-from echoes_lsp.navigation import (
+from echoes_lsp.engine.link_targets import (
     Refusal,
     Subject,
     TextChange,
@@ -29,7 +28,8 @@ from echoes_lsp.navigation import (
     subject_at,
     text_structure,
 )
-from echoes_lsp.vault import Vault
+from echoes_lsp.engine.markdown import Structure, parse_link
+from echoes_lsp.engine.vault import Vault
 
 from .helpers import make_vault, page, page_path
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from echoes_lsp.report import Report, summary_line
+from echoes_lsp.cli.report import Report, summary_line
 
 
 def _summary(seconds: float) -> str:

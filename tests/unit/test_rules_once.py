@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from echoes_lsp.engine.vault import PAGE, STRAY, Vault, classify, decode_text, read_text
 from echoes_lsp.runtime import echoes_vault as rules
-from echoes_lsp.vault import PAGE, STRAY, Vault, classify, decode_text, read_text
 
 from .helpers import make_vault, page
 

@@ -1,4 +1,4 @@
-"""The settings table (`echoes_lsp.settings.OPTIONS`) and the parser agree: each option's default
+"""The settings table (`echoes_lsp.server.client_settings.OPTIONS`) and the parser agree: each option's default
 parses to the `Settings` default, its range and type are enforced at their exact bounds, and a
 bad value is named and changes nothing."""
 
@@ -9,7 +9,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from echoes_lsp.settings import OPTIONS, Option, Settings, parse_settings
+from echoes_lsp.server.client_settings import OPTIONS, Option, Settings, parse_settings
 
 
 def nested(key: str, value: Any) -> Dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from echoes_lsp.fixes import placeholder_summary, snippet_with_tab_stop
+from echoes_lsp.engine.page_fixes import placeholder_summary, snippet_with_tab_stop
 
 
 def test_the_tab_stop_selects_the_placeholder() -> None:

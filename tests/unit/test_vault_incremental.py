@@ -18,8 +18,8 @@ from typing import Dict, List, Tuple
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from echoes_lsp.catalog import Catalog, catalog
-from echoes_lsp.vault import Vault
+from echoes_lsp.engine.catalog import Catalog, catalog
+from echoes_lsp.engine.vault import Vault
 
 STEMS = ["alpha", "Alpha", "beta", "café", unicodedata.normalize("NFD", "café"), "gamma"]
 TARGETS = ["alpha", "ALPHA", "beta", "café", "missing", "pages/gamma.md", ""]

@@ -19,7 +19,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from .check import (
+from ..engine.findings import diagnose, is_checked, marker_finding
+from ..engine.vault import ASSET, PAGE, Entry
+from ..runtime import echoes_vault as rules
+from .checker import (
     EXIT_CLEAN,
     EXIT_FOUND,
     EXIT_USAGE,
@@ -30,7 +33,6 @@ from .check import (
     resolve_targets,
     to_diagnostics,
 )
-from .diagnose import diagnose, is_checked, marker_finding
 from .report import (
     Diagnostic,
     Report,
@@ -44,8 +46,6 @@ from .report import (
     render_text_footer,
     write,
 )
-from .runtime import echoes_vault as rules
-from .vault import ASSET, PAGE, Entry
 
 # Files editors write next to the one being saved; never worth a re-check.
 EDITOR_TEMPORARY = (

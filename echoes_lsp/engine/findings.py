@@ -10,10 +10,10 @@ import os
 from functools import lru_cache
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from . import fixes, index_drift
+from ..runtime import echoes_vault as rules
+from . import index_drift, page_fixes
 from .codes import CODES, SEVERITY_RANK, matches
 from .markdown import heading_key, page_stem
-from .runtime import echoes_vault as rules
 from .vault import (
     ASSET,
     DAILY,
@@ -92,7 +92,7 @@ def _whole_line(code: str, message: str, line: int = 0, length: int = 0) -> Find
 def _placeholder_finding(vault: Vault, entry: Entry) -> Optional[Finding]:
     """EV202: the summary still holds the placeholder a quick fix or a created page put there."""
     summary = entry.info.summary if entry.info is not None else None
-    if summary is None or not summary.startswith(fixes.PLACEHOLDER):
+    if summary is None or not summary.startswith(page_fixes.PLACEHOLDER):
         return None
     info = vault.page_info(entry)
     if info is None or info.frontmatter is None:
@@ -102,7 +102,7 @@ def _placeholder_finding(vault: Vault, entry: Entry) -> Optional[Finding]:
         return None
     return Finding(
         "EV202",
-        f"summary is still a placeholder (`{fixes.PLACEHOLDER} …`): say what this page is about",
+        f"summary is still a placeholder (`{page_fixes.PLACEHOLDER} …`): say what this page is about",
         found.line,
         found.value_start,
         found.line,

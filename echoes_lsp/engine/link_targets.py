@@ -2,7 +2,7 @@
 page search, and the text changes a page rename needs.
 
 Everything here works on engine coordinates (0-based lines, code-point columns, file paths) so it
-can be tested without a server; `features/navigation.py` turns the results into LSP types.
+can be tested without a server; `server/features/navigation.py` turns the results into LSP types.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from ..runtime import echoes_vault as rules
 from .catalog import Card, catalog, make_card
-from .completion import page_documentation
-from .diagnose import replacement
+from .completion_candidates import page_documentation
+from .findings import replacement
 from .markdown import BlockId, Heading, Link, Structure, heading_key, scan
-from .runtime import echoes_vault as rules
 from .vault import DAILY, LEGACY_DAILY, PAGE, Entry, Vault
 
 SYMBOL_LIMIT = 100

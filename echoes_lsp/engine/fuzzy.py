@@ -20,7 +20,7 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from .runtime import echoes_vault as rules
+from ..runtime import echoes_vault as rules
 
 EXACT = 6000
 PREFIX = 5000  # + up to 400 for short names

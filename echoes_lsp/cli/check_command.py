@@ -1,5 +1,5 @@
-"""`echoes-lsp check ARGV`: parse the arguments, then make one check (`check.py`) or watch
-(`watch.py`). It sits above both, so that `watch.py` can build on `check.py` without the two
+"""`echoes-lsp check ARGV`: parse the arguments, then make one check (`checker.py`) or watch
+(`watch.py`). It sits above both, so that `watch.py` can build on `checker.py` without the two
 importing each other.
 """
 
@@ -9,8 +9,8 @@ import gc
 import sys
 from typing import List, Sequence
 
-from .check import EXIT_USAGE, UsageError, _flags, _validate, build_parser, check
-from .config import ConfigError
+from .checker import EXIT_USAGE, UsageError, _flags, _validate, build_parser, check
+from .project_config import ConfigError
 
 # Vault models of the checks made by this process, when the caller exits right after the report:
 # freeing a large model object by object takes longer than writing the report, so the process

@@ -13,10 +13,13 @@ import sys
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from . import autofix, parallel
-from .codes import SEVERITY_RANK
-from .config import FAIL_LEVELS, CheckConfig, check_selectors, resolve, split_list
-from .diagnose import Finding, Policy, apply_policy, is_checked, marker_finding
+from ..engine.codes import SEVERITY_RANK
+from ..engine.findings import Finding, Policy, apply_policy, is_checked, marker_finding
+from ..engine.vault import Vault, decode_text, find_workspace, read_text
+from ..runtime import echoes_vault as rules
+from ..runtime_client import RuntimeCall
+from . import fix_command, parallel_check
+from .project_config import FAIL_LEVELS, CheckConfig, check_selectors, resolve, split_list
 from .report import (
     Diagnostic,
     FixOutcome,
@@ -33,9 +36,6 @@ from .report import (
     render_text,
     write,
 )
-from .runtime import echoes_vault as rules
-from .runtime_client import RuntimeCall
-from .vault import Vault, decode_text, find_workspace, read_text
 
 FORMATS = ("text", "json", "sarif", "github", "concise")
 PROGRESS_THRESHOLD = 1000
@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--fix",
         action="store_true",
-        help=f"apply safe fixes ({', '.join(autofix.FIXABLE)}) via the runtime",
+        help=f"apply safe fixes ({', '.join(fix_command.FIXABLE)}) via the runtime",
     )
     parser.add_argument(
         "--diff", action="store_true", help="show the fixes as a unified diff; write nothing"
@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         metavar="N",
         help="processes for a whole-vault check (default 0: one per CPU from "
-        f"{parallel.MIN_PAGES:,} pages)",
+        f"{parallel_check.MIN_PAGES:,} pages)",
     )
     return parser
 
@@ -301,7 +301,7 @@ class Workspace:
     def run(self, progress: Progress, offset: int, jobs: int = 1) -> None:
         vault = self.vault
         self.findings.update(
-            parallel.diagnose_files(
+            parallel_check.diagnose_files(
                 vault,
                 self.files,
                 jobs if self.target.whole else 1,
@@ -375,40 +375,44 @@ def to_diagnostics(
     return out
 
 
-def plan_fixes(space: Workspace) -> List[autofix.Plan]:
+def plan_fixes(space: Workspace) -> List[fix_command.Plan]:
     """Scheduled fix plans for the reported (policy-kept) fixable findings of one workspace."""
-    plans: List[autofix.Plan] = []
+    plans: List[fix_command.Plan] = []
     index_path = os.path.join(space.vault.root, rules.INDEX_NAME)
     index_requested: Optional[str] = None
     for path, findings in sorted(space.findings.items()):
-        if not any(f.code in autofix.FIXABLE for f in findings):
+        if not any(f.code in fix_command.FIXABLE for f in findings):
             continue
         kept = {f.code for f, _level in apply_policy(findings, space.policy)}
         if path == index_path:
-            index_requested = next((c for c in autofix.INDEX_FIXES if c in kept), index_requested)
-        plan = autofix.plan_page(space.vault, path, kept)
+            index_requested = next(
+                (c for c in fix_command.INDEX_FIXES if c in kept), index_requested
+            )
+        plan = fix_command.plan_page(space.vault, path, kept)
         if plan is not None:
             plans.append(plan)
     if not plans and not index_requested:
         return []
-    return autofix.schedule(space.vault, plans, index_requested)
+    return fix_command.schedule(space.vault, plans, index_requested)
 
 
-def fix_notes_of(space: Workspace, plans: Sequence[autofix.Plan]) -> Dict[Tuple[str, str], str]:
-    if autofix.refusal(space.vault, RuntimeCall(space.target.workspace)) is not None:
+def fix_notes_of(space: Workspace, plans: Sequence[fix_command.Plan]) -> Dict[Tuple[str, str], str]:
+    if fix_command.refusal(space.vault, RuntimeCall(space.target.workspace)) is not None:
         return {}
     return {
-        (plan.path, code): autofix.DESCRIPTIONS[code]
+        (plan.path, code): fix_command.DESCRIPTIONS[code]
         for plan in plans
         if plan.blocked is None
         for code in plan.codes
     }
 
 
-def no_fix_notes_of(space: Workspace, plans: Sequence[autofix.Plan]) -> Dict[Tuple[str, str], str]:
+def no_fix_notes_of(
+    space: Workspace, plans: Sequence[fix_command.Plan]
+) -> Dict[Tuple[str, str], str]:
     """Why `--fix` cannot apply the fix of a fixable finding: the vault refuses writes, or the
     runtime would refuse this page's write (the reason the plan is blocked)."""
-    refused = autofix.refusal(space.vault, RuntimeCall(space.target.workspace))
+    refused = fix_command.refusal(space.vault, RuntimeCall(space.target.workspace))
     return {
         (plan.path, code): refused or plan.blocked or ""
         for plan in plans
@@ -477,10 +481,10 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError("--watch cannot be combined with --fix or --diff")
     if args.watch and args.format in ("sarif", "github"):
         raise UsageError("--watch prints text, concise or json reports")
-    if not 0 <= args.jobs <= parallel.MAX_EXPLICIT_JOBS:
+    if not 0 <= args.jobs <= parallel_check.MAX_EXPLICIT_JOBS:
         raise UsageError(
             f"--jobs must be 0 (automatic) or a number of processes up to "
-            f"{parallel.MAX_EXPLICIT_JOBS}"
+            f"{parallel_check.MAX_EXPLICIT_JOBS}"
         )
     if not 0.05 <= args.poll_interval <= 60:
         raise UsageError("--poll-interval must be between 0.05 and 60 seconds")
@@ -579,7 +583,7 @@ def _diagnose_all(spaces: Sequence[Workspace], jobs: int = 0) -> int:
     done = 0
     for space in spaces:
         # several processes on a large vault: `bench/check_bench.py --jobs 1,0` shows the gain
-        count = jobs or parallel.auto_jobs(len(space.vault.by_key))
+        count = jobs or parallel_check.auto_jobs(len(space.vault.by_key))
         if progress.enabled and space.target.whole and count == 1:
             remaining = len(space.vault.pending)
             while space.vault.parse_pending(250):
@@ -600,20 +604,20 @@ def _fix_and_report(
     """Preview (`--diff`) or apply (`--fix`) the workspace's fixes; its reported diagnostics."""
     plans = plan_fixes(space) if (args.fix or args.diff or space.findings) else []
     if args.diff and plans:
-        refused = autofix.refusal(space.vault, RuntimeCall(space.target.workspace))
+        refused = fix_command.refusal(space.vault, RuntimeCall(space.target.workspace))
         for plan in plans:
             shown = display_path(plan.path, cwd)
             if refused is not None:
                 if plan.codes:
                     outcomes.append(FixOutcome(plan.path, shown, plan.codes, "refused", refused))
             elif plan.blocked is None:
-                diffs.append(autofix.unified_diff(plan, shown))
+                diffs.append(fix_command.unified_diff(plan, shown))
             else:
                 outcomes.append(FixOutcome(plan.path, shown, plan.codes, "skipped", plan.blocked))
     if args.fix and plans:
         call = RuntimeCall(space.target.workspace, python=args.python)
         shown_paths = {plan.path: display_path(plan.path, cwd) for plan in plans}
-        applied = autofix.apply(space.vault, call, plans, shown_paths)
+        applied = fix_command.apply(space.vault, call, plans, shown_paths)
         outcomes.extend(applied)
         _recheck(space, [o.path for o in applied])
         plans = plan_fixes(space)

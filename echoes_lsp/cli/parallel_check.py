@@ -16,9 +16,9 @@ import pickle
 import sys
 from typing import IO, Callable, Dict, List, Optional, Sequence
 
-from .diagnose import Finding, diagnose, replacement
-from .runtime import echoes_vault as rules
-from .vault import INDEX, PAGE, PageFacts, Vault
+from ..engine.findings import Finding, diagnose, replacement
+from ..engine.vault import INDEX, PAGE, PageFacts, Vault
+from ..runtime import echoes_vault as rules
 
 # Below this many pages the fork and the exchange cost more than they save (the gain above it:
 # `bench/check_bench.py --jobs 1,0`).

@@ -9,8 +9,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path, to_fs_path
 
-from .codes import CODES, ERROR, HINT, INFORMATION, WARNING
-from .diagnose import Finding
+from ..engine.codes import CODES, ERROR, HINT, INFORMATION, WARNING
+from ..engine.findings import Finding
 
 REQUEST_FAILED = -32803
 SOURCE = "echoes"

@@ -10,10 +10,10 @@ from typing import Any, Awaitable, Callable, Dict, Optional
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from ..lsp_util import path_to_uri, request_failed, shown, uri_to_path
-from ..runtime import echoes_vault as rules
-from ..state import EchoesServer, Folder
-from ..vault import Vault, disk_hash, read_bytes, without_bom
+from ...engine.vault import Vault, disk_hash, read_bytes, without_bom
+from ...runtime import echoes_vault as rules
+from ..echoes_server import EchoesServer, Folder
+from ..lsp_convert import path_to_uri, request_failed, shown, uri_to_path
 from . import Command
 from .documents import resync, stale_finding
 
@@ -274,7 +274,7 @@ async def create(ls: EchoesServer, *args: Any) -> Any:
     folder = ls.default_folder(opts.get("workspace"))
     name = text_arg(opts, "name")
     assert name is not None
-    from ..fixes import new_page_text
+    from ...engine.page_fixes import new_page_text
 
     try:
         filename = rules.normalize_page_name(name)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import os
 
-from . import index_drift
-from .diagnose import expected_index
-from .runtime import echoes_vault as rules
-from .runtime_client import project_runtime
-from .vault import PAGE, Vault, read_text
+from ..engine import index_drift
+from ..engine.findings import expected_index
+from ..engine.vault import PAGE, Vault, read_text
+from ..runtime import echoes_vault as rules
+from ..runtime_client import project_runtime
 
 
 def hydrate_wanted(vault: Vault, path: str, enabled: bool, writable: bool) -> bool:

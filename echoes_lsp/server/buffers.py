@@ -15,7 +15,7 @@ from typing import Any, Optional
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
-from .lsp_util import Columns
+from .lsp_convert import Columns
 
 
 def offset_of(text: str, position: types.Position, columns: Columns) -> int:

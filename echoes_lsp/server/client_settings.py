@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from .codes import CODES, SEVERITIES
-from .diagnose import DEFAULT_LIMIT, Policy
+from ..engine.codes import CODES, SEVERITIES
+from ..engine.findings import DEFAULT_LIMIT, Policy
 
 SECTION = "echoes"
 

@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
-from .codes import CODES, SEVERITIES
+from ..engine.codes import CODES, SEVERITIES
 
 PROJECT_FILE = ".echoes-lsp.toml"
 PYPROJECT = "pyproject.toml"

@@ -16,8 +16,8 @@ import sys
 import tempfile
 from typing import Dict, List, NamedTuple, Sequence, Set
 
-from .runtime import echoes_vault as rules
-from .runtime_client import RuntimeCall, RuntimeFailure, run
+from ..runtime import echoes_vault as rules
+from ..runtime_client import RuntimeCall, RuntimeFailure, run
 
 # The top-level paths `init` manages (the runtime's own list for its Git readiness check).
 MANAGED = (

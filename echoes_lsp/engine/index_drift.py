@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from .runtime import echoes_vault as rules
+from ..runtime import echoes_vault as rules
 
 EDITED = "EV402"
 STALE = "EV403"

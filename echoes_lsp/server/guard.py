@@ -16,9 +16,9 @@ from typing import Any, Callable
 
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
-from .lsp_util import request_failed
-from .navigation import Refusal
-from .state import EchoesServer
+from ..engine.link_targets import Refusal
+from .echoes_server import EchoesServer
+from .lsp_convert import request_failed
 
 Handler = Callable[..., Any]
 

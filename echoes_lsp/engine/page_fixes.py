@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import List, NamedTuple, Optional, Tuple
 
-from .runtime import echoes_vault as rules
+from ..runtime import echoes_vault as rules
 
 CALLOUT = "> [!warning] DEPRECATED"
 # How a summary the user still has to write begins. The runtime accepts it (it is a valid summary),

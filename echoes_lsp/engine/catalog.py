@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
+from ..runtime import echoes_vault as rules
 from .fuzzy import NameIndex, fold
-from .runtime import echoes_vault as rules
 from .vault import ASSET, PAGE, Entry, Vault
 
 

@@ -14,8 +14,8 @@ import unicodedata
 from functools import lru_cache
 from typing import IO, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from . import __version__
-from .codes import CODES, DOCS_URL
+from .. import __version__
+from ..engine.codes import CODES, DOCS_URL
 
 SCHEMA_VERSION = 1
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -19,12 +19,12 @@ import difflib
 import os
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from . import fixes
-from .diagnose import expected_index
+from ..engine import page_fixes
+from ..engine.findings import expected_index
+from ..engine.vault import PAGE, Vault, buffer_hash, read_text, starts_with_bom, without_bom
+from ..runtime import echoes_vault as rules
+from ..runtime_client import RuntimeCall, RuntimeFailure, run, runtime_for
 from .report import FixOutcome
-from .runtime import echoes_vault as rules
-from .runtime_client import RuntimeCall, RuntimeFailure, run, runtime_for
-from .vault import PAGE, Vault, buffer_hash, read_text, starts_with_bom, without_bom
 
 PAGE_FIXES = ("EV100", "EV201", "EV310")
 INDEX_FIXES = ("EV402", "EV403")
@@ -109,9 +109,9 @@ def plan_page(vault: Vault, path: str, codes: Set[str]) -> Optional[Plan]:
         if code == "EV100":
             changed: Optional[str] = without_bom(new)  # the only EV100 a machine can fix
         elif code == "EV201":
-            changed = fixes.join_summary(new)
+            changed = page_fixes.join_summary(new)
         else:
-            changed = fixes.add_deprecated_callout(new)
+            changed = page_fixes.add_deprecated_callout(new)
         if changed is not None and changed != new:
             new = changed
             applied.append(code)

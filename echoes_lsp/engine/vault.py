@@ -29,8 +29,8 @@ from typing import (
     Tuple,
 )
 
+from ..runtime import echoes_vault as rules
 from .markdown import Structure, has_deprecated_callout, scan
-from .runtime import echoes_vault as rules
 
 MAX_PARSE_BYTES = 16 * 1024 * 1024
 # A file linking to more distinct pages than this keeps its link counts (see `Entry.counts`).

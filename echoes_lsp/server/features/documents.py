@@ -9,12 +9,12 @@ from typing import Any, List, Optional, Set, Tuple
 
 from lsprotocol import types
 
-from .. import index_refresh
-from ..diagnose import Finding, Related, checked_paths, marker_finding
-from ..lsp_util import Columns, path_to_uri, uri_to_path
-from ..runtime import echoes_vault as rules
-from ..state import EchoesServer, Folder
-from ..vault import buffer_hash, disk_hash, stamp_of, starts_with_bom
+from ...engine.findings import Finding, Related, checked_paths, marker_finding
+from ...engine.vault import buffer_hash, disk_hash, stamp_of, starts_with_bom
+from ...runtime import echoes_vault as rules
+from .. import hydrate_on_save
+from ..echoes_server import EchoesServer, Folder
+from ..lsp_convert import Columns, path_to_uri, uri_to_path
 from . import Feature
 
 # Files a workspace diagnostic report diagnoses between two turns of the event loop.
@@ -228,7 +228,7 @@ def did_save(ls: EchoesServer, params: types.DidSaveTextDocumentParams) -> None:
     ls.base_hashes[uri] = disk_hash(path)
     ls.stale.pop(uri, None)
     flush(ls, folder, uri, path)
-    if index_refresh.hydrate_wanted(
+    if hydrate_on_save.hydrate_wanted(
         folder.vault, path, ls.settings.hydrate_on_save, folder.writable
     ):
         ls.spawn(hydrate_after_save(ls, folder))
@@ -388,7 +388,7 @@ async def resync(ls: EchoesServer, folder: Folder) -> None:
 
 
 async def hydrate_after_save(ls: EchoesServer, folder: Folder) -> None:
-    """Refresh the local index through the runtime's `hydrate` (see `index_refresh`)."""
+    """Refresh the local index through the runtime's `hydrate` (see `hydrate_on_save`)."""
     try:
         await ls.run_runtime(folder, ["hydrate"], quiet=True)
     except Exception as error:  # the runtime refused: the index stays as it is (EV403)

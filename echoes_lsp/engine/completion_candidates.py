@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence, Tuple
 
+from ..runtime import echoes_vault as rules
 from .catalog import Card, catalog
 from .fuzzy import SUBSEQUENCE, Matcher, fold
 from .markdown import Structure, code_span_ranges, fenced_ranges, link_context, may_hold_fences
-from .runtime import echoes_vault as rules
 from .vault import Vault
 
 LIMIT = 100

@@ -1,5 +1,5 @@
 """Navigation and completion handlers: thin translations between LSP types and the pure functions
-of `completion.py` and `navigation.py`.
+of `engine/completion_candidates.py` and `engine/link_targets.py`.
 
 Completion, hover, go-to-definition, references, document links, document and workspace symbols,
 code lens ("N backlinks"), rename with prepareRename, and link updates when a page file is renamed
@@ -18,10 +18,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-from .. import completion as completing
-from ..lsp_util import Columns, make_range, path_to_uri, request_failed, uri_to_path
-from ..markdown import Link, Structure
-from ..navigation import (
+from ...engine import completion_candidates
+from ...engine.link_targets import (
     Place,
     Refusal,
     Section,
@@ -43,9 +41,11 @@ from ..navigation import (
     title_of,
     title_place,
 )
-from ..runtime import echoes_vault as rules
-from ..state import EchoesServer, Folder
-from ..vault import PAGE, Entry, Vault, read_text
+from ...engine.markdown import Link, Structure
+from ...engine.vault import PAGE, Entry, Vault, read_text
+from ...runtime import echoes_vault as rules
+from ..echoes_server import EchoesServer, Folder
+from ..lsp_convert import Columns, make_range, path_to_uri, request_failed, uri_to_path
 from . import Command, Feature
 
 log = logging.getLogger("echoes_lsp")
@@ -68,13 +68,13 @@ RENAME_FILTERS = types.FileOperationRegistrationOptions(
 )
 
 KINDS = {
-    completing.PAGE: types.CompletionItemKind.File,
-    completing.ASSET_KIND: types.CompletionItemKind.File,
-    completing.HEADING: types.CompletionItemKind.Reference,
-    completing.BLOCK: types.CompletionItemKind.Reference,
-    completing.ALIAS: types.CompletionItemKind.Text,
-    completing.KEY: types.CompletionItemKind.Property,
-    completing.VALUE: types.CompletionItemKind.Value,
+    completion_candidates.PAGE: types.CompletionItemKind.File,
+    completion_candidates.ASSET_KIND: types.CompletionItemKind.File,
+    completion_candidates.HEADING: types.CompletionItemKind.Reference,
+    completion_candidates.BLOCK: types.CompletionItemKind.Reference,
+    completion_candidates.ALIAS: types.CompletionItemKind.Text,
+    completion_candidates.KEY: types.CompletionItemKind.Property,
+    completion_candidates.VALUE: types.CompletionItemKind.Value,
 }
 
 
@@ -236,7 +236,11 @@ def capability(ls: EchoesServer, path: str, default: Any = None) -> Any:
 
 
 def completion_item(
-    ls: EchoesServer, line_text: str, line: int, candidate: completing.Candidate, tags: bool
+    ls: EchoesServer,
+    line_text: str,
+    line: int,
+    candidate: completion_candidates.Candidate,
+    tags: bool,
 ) -> types.CompletionItem:
     start = ls.columns.to_client(line_text, candidate.start)
     end = ls.columns.to_client(line_text, candidate.end)
@@ -282,7 +286,7 @@ async def complete(
     if where is None:
         return None
     line, column = where
-    found = completing.complete(
+    found = completion_candidates.complete(
         doc.vault, doc.text, line, column, doc.is_page, own=doc.structure, lines_of=ls.lines_of
     )
     if found is None:

@@ -1,7 +1,7 @@
 """The language server's setup point and entry point.
 
-`build_server` registers the handlers that `echoes_lsp/features/` lists, each wrapped in
-`guard.guarded`, on the server object of `state.py`. The features import that object; nothing
+`build_server` registers the handlers that `features/` lists, each wrapped in
+`guard.guarded`, on the server object of `echoes_server.py`. The features import that object; nothing
 below this module imports it, so there is no import cycle.
 """
 
@@ -14,10 +14,10 @@ from typing import List, Sequence
 
 from lsprotocol import types
 
+from ..runtime import echoes_vault as rules
+from .echoes_server import EchoesServer
 from .features import actions, commands, documents, navigation
 from .guard import guarded
-from .runtime import echoes_vault as rules
-from .state import EchoesServer
 from .transport import run_stdio, run_tcp, run_websocket
 
 

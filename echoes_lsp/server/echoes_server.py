@@ -1,7 +1,7 @@
 """The server object: its state (one vault model per workspace, open-page base hashes, timers,
 the failure counter) and the operations on it that several features share.
 
-It sits below `echoes_lsp/features/`, which import it; `server.py` registers the features on it.
+It sits below `server/features/`, which import it; `server/app.py` registers the features on it.
 Nothing here imports a feature module.
 """
 
@@ -22,10 +22,21 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
-from . import __version__
+from .. import __version__
+from ..engine.findings import (
+    Finding,
+    apply_policy,
+    cap,
+    diagnose,
+    hidden_bom_finding,
+    marker_finding,
+)
+from ..engine.vault import Vault, find_workspace, larger_than, prepare, prepare_file, read_text
+from ..runtime import echoes_vault as rules
+from ..runtime_client import RuntimeCall, RuntimeFailure, run
 from .buffers import Buffers
-from .diagnose import Finding, apply_policy, cap, diagnose, hidden_bom_finding, marker_finding
-from .lsp_util import (
+from .client_settings import Settings, parse_settings
+from .lsp_convert import (
     Columns,
     path_to_uri,
     request_failed,
@@ -33,11 +44,7 @@ from .lsp_util import (
     to_diagnostic,
     uri_to_path,
 )
-from .runtime import echoes_vault as rules
-from .runtime_client import RuntimeCall, RuntimeFailure, run
-from .settings import Settings, parse_settings
 from .transport import strict_converter
-from .vault import Vault, find_workspace, larger_than, prepare, prepare_file, read_text
 
 log = logging.getLogger("echoes_lsp")
 # Indexing parses files in batches until a step has taken this long, then lets requests in.

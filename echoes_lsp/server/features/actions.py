@@ -9,12 +9,12 @@ from typing import Callable, List, Optional, Sequence, Set
 
 from lsprotocol import types
 
-from .. import fixes
-from ..diagnose import Finding
-from ..lsp_util import Columns, make_range, path_to_uri, uri_to_path
-from ..runtime import echoes_vault as rules
-from ..state import EchoesServer, Folder
-from ..vault import PAGE, Entry, read_text, without_bom
+from ...engine import page_fixes
+from ...engine.findings import Finding
+from ...engine.vault import PAGE, Entry, read_text, without_bom
+from ...runtime import echoes_vault as rules
+from ..echoes_server import EchoesServer, Folder
+from ..lsp_convert import Columns, make_range, path_to_uri, uri_to_path
 from . import Feature, commands
 
 QUICKFIX = types.CodeActionKind.QuickFix
@@ -36,7 +36,7 @@ OPTIONS = types.CodeActionOptions(
 
 
 def text_edit(ls: EchoesServer, uri: str, old: str, new: str) -> types.WorkspaceEdit:
-    l0, c0, l1, c1, replacement = fixes.minimal_edit(old, new)
+    l0, c0, l1, c1, replacement = page_fixes.minimal_edit(old, new)
     lines = old.split("\n")
     edit = types.TextEdit(
         range=make_range(lines, ls.columns, l0, c0, l1, c1)
@@ -60,8 +60,8 @@ def snippet_edit(
     document = ls.open_document(uri)
     if not (edit_caps and edit_caps.snippet_edit_support) or document is None or new == old:
         return None
-    l0, c0, l1, c1, replacement = fixes.minimal_edit(old, new)
-    snippet = fixes.snippet_with_tab_stop(replacement, selected)
+    l0, c0, l1, c1, replacement = page_fixes.minimal_edit(old, new)
+    snippet = page_fixes.snippet_with_tab_stop(replacement, selected)
     if snippet is None:
         return None
     edit = types.SnippetTextEdit(
@@ -97,8 +97,8 @@ def command_action(
     )
 
 
-def resolve(text: str, block: fixes.ConflictBlock, keep: str) -> Optional[str]:
-    return fixes.resolve_conflict(text, block, keep)
+def resolve(text: str, block: page_fixes.ConflictBlock, keep: str) -> Optional[str]:
+    return page_fixes.resolve_conflict(text, block, keep)
 
 
 def overlaps(finding: Finding, selection: types.Range) -> bool:
@@ -164,11 +164,11 @@ def frontmatter_fixes(asked: Asked) -> List[types.CodeAction]:
         stem = os.path.basename(asked.path)[:-3]
         code = next(c for c in ("EV104", "EV100", "EV101") if c in codes)
         title = "Insert the missing frontmatter fields"
-        inserted = fixes.insert_missing_fields(asked.text, stem)
+        inserted = page_fixes.insert_missing_fields(asked.text, stem)
         # Where the client takes snippets, the cursor lands on the summary placeholder;
         # elsewhere the placeholder is reported (EV202) until it is replaced.
         snippet = snippet_edit(
-            asked.ls, asked.uri, asked.text, inserted, fixes.placeholder_summary(stem)
+            asked.ls, asked.uri, asked.text, inserted, page_fixes.placeholder_summary(stem)
         )
         if snippet is not None:
             actions.append(
@@ -183,10 +183,12 @@ def frontmatter_fixes(asked: Asked) -> List[types.CodeAction]:
         else:
             actions += asked.edit_fix(title, code, lambda t: inserted)
     if "EV201" in codes:
-        actions += asked.edit_fix("Join the summary onto one line", "EV201", fixes.join_summary)
+        actions += asked.edit_fix(
+            "Join the summary onto one line", "EV201", page_fixes.join_summary
+        )
     if "EV310" in codes:
         actions += asked.edit_fix(
-            "Add the `> [!warning] DEPRECATED` callout", "EV310", fixes.add_deprecated_callout
+            "Add the `> [!warning] DEPRECATED` callout", "EV310", page_fixes.add_deprecated_callout
         )
     return actions
 
@@ -214,7 +216,7 @@ def conflict_fixes(asked: Asked) -> List[types.CodeAction]:
     if "EV400" not in asked.codes:
         return []
     actions: List[types.CodeAction] = []
-    for block in fixes.conflict_blocks(asked.text):
+    for block in page_fixes.conflict_blocks(asked.text):
         if block.end < asked.selection.start.line or block.start > asked.selection.end.line:
             continue
         for keep in ("ours", "theirs", "both"):
@@ -287,7 +289,7 @@ def source_actions(asked: Asked) -> List[types.CodeAction]:
     actions = []
     entry = asked.entry
     if asked.is_page and entry is not None and entry.info is not None and not entry.info.deprecated:
-        new = fixes.mark_deprecated(asked.text)
+        new = page_fixes.mark_deprecated(asked.text)
         if new is not None:
             actions.append(
                 types.CodeAction(
