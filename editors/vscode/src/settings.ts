@@ -28,6 +28,9 @@ export const DEFAULTS = {
   hydrateOnSave: true,
 } as const;
 
+/** The section of VS Code's settings that holds every setting of the extension. */
+export const SECTION = 'echoes';
+
 /** Keys whose change needs the server to be restarted (the rest are sent as configuration). */
 export const RESTART_KEYS = ['echoes.server.path', 'echoes.server.python', 'echoes.server.importStrategy'];
 
