@@ -9,6 +9,7 @@ second half is the writer and its JSON command line.
 from __future__ import annotations
 
 import datetime
+import errno
 import hashlib
 import json
 import os
@@ -1233,10 +1234,12 @@ def ensure_dir(ws: Workspace, rel: str, created: Optional[List[str]] = None) -> 
         current = os.path.join(current, part)
         try:
             os.mkdir(current)
-            if created is not None:
-                created.append("/".join(parts[: number + 1]) + "/")
         except FileExistsError:
             pass
+        else:
+            sync_directory(os.path.dirname(current))  # the new folder's name survives power loss
+            if created is not None:
+                created.append("/".join(parts[: number + 1]) + "/")
         info = os.lstat(current)
         if stat.S_ISLNK(info.st_mode):
             raise EchoesError(f"`{'/'.join(parts[: number + 1])}` is a symbolic link", "symlink")
@@ -1256,29 +1259,100 @@ def check_target(ws: Workspace, rel: str) -> Tuple[str, Optional[os.stat_result]
     return path, info
 
 
-def atomic_write(path: str, data: bytes, mode: Optional[int] = None) -> None:
-    """Write through a temporary file in the target directory: write, flush, fsync, os.replace.
+def _write_all(fd: int, data: bytes) -> None:
+    """`os.write` may write fewer bytes than asked (a nearly full disk): loop until none remain."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:  # no progress would loop for ever; no byte written is a failure
+            raise OSError(errno.EIO, "the file system accepted no byte")
+        view = view[written:]
 
-    A failure at any point removes the temporary file and leaves the target untouched."""
-    tmp = temp_path(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o666)
+
+def _write_synced(path: str, data: bytes, perms: int, mode: Optional[int]) -> None:
+    """Create `path` exclusively with every byte of `data` and sync it before closing it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, perms)
     try:
-        try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            if mode is not None and hasattr(os, "fchmod"):
-                os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
+        _write_all(fd, data)
+        if mode is not None and hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def sync_directory(path: str) -> None:
+    """Sync a directory, so that a name just placed in it (or removed) survives power loss."""
+    if os.name == "nt":  # Windows cannot open a directory to sync it
+        return
+    fd = os.open(path, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _link_new(tmp: str, path: str, data: bytes, perms: int, mode: Optional[int]) -> None:
+    """Give the synced `tmp` the name `path`, failing with FileExistsError when it is taken.
+
+    A hard link never exposes a partial file. Where links fail for another reason (a file
+    system without them), `path` is created with O_EXCL and written directly; if that fails,
+    what it created is removed, so no empty or partial file keeps the name."""
+    try:
+        os.link(tmp, path)
+        return
+    except FileExistsError:
+        raise
+    except OSError:
+        pass
+    try:
+        _write_synced(path, data, perms, mode)
+    except FileExistsError:
+        raise
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _remove_quietly(path)
+        raise
+
+
+def place_file(
+    path: str,
+    data: bytes,
+    *,
+    exclusive: bool = False,
+    perms: int = 0o666,
+    mode: Optional[int] = None,
+) -> None:
+    """The one way the runtime puts a file in place: whole or absent, and durable once it returns.
+
+    Every byte goes to a temporary file beside `path`, which is synced, then renamed over `path`
+    (or, when `exclusive`, linked to it: FileExistsError if the name is taken); then the directory
+    is synced, so the new name survives power loss. On any error the temporary file is removed and
+    `path` keeps its old bytes, or stays absent. `perms` are the creation permissions (before the
+    umask); `mode`, if given, is set exactly."""
+    tmp = temp_path(path)
+    try:
+        _write_synced(tmp, data, perms, mode)
+        if exclusive:
+            _link_new(tmp, path, data, perms, mode)
+        else:
+            os.replace(tmp, path)
+    except BaseException:
+        _remove_quietly(tmp)
+        raise
+    if exclusive:
+        _remove_quietly(tmp)
+    try:
+        sync_directory(os.path.dirname(path))
+    except BaseException:
+        if exclusive:  # not known to be durable: a new name is taken back, never half-promised
+            _remove_quietly(path)
         raise
 
 
@@ -1293,43 +1367,14 @@ def write_managed(ws: Workspace, rel: str, data: bytes, mode: Optional[int] = No
             return False
         if mode is None:
             mode = stat.S_IMODE(info.st_mode)
-    atomic_write(path, data, mode)
+    place_file(path, data, mode=mode)
     return True
-
-
-def create_exclusive(path: str, data: bytes) -> None:
-    """Create `path` holding `data`, never overwriting an existing file and never exposing a
-    partial file: the content is written and synced under a temporary name, then hard-linked into
-    place (link creation fails when the name exists, like O_EXCL). Where hard links are not
-    supported, the file is created with O_CREAT | O_EXCL directly."""
-    tmp = temp_path(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o666)
-    try:
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.link(tmp, path)
-    except FileExistsError:
-        raise
-    except OSError:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
 
 
@@ -1613,30 +1658,7 @@ class VaultLock:
 
     def _create(self) -> None:
         """Create the lock holding the token, or raise FileExistsError."""
-        tmp = temp_path(self.path)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, 0o644)
-        try:
-            try:
-                os.write(fd, self.token)
-            finally:
-                os.close(fd)
-            try:
-                os.link(tmp, self.path)
-                return
-            except FileExistsError:
-                raise
-            except OSError:
-                pass  # no hard links here: create the lock itself exclusively
-            fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | _CLOEXEC, 0o644)
-            try:
-                os.write(fd, self.token)
-            finally:
-                os.close(fd)
-        finally:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        place_file(self.path, self.token, exclusive=True, perms=0o644)
 
     def acquire(self) -> None:
         timeout = _env_seconds(LOCK_TIMEOUT_ENV, DEFAULT_LOCK_TIMEOUT)
@@ -2823,7 +2845,7 @@ def write_daily_entry(ws: Workspace, kind: str, agent: Optional[str], text: str)
     for _ in range(16):
         rel, data, _moment = plan_daily_entry(ws, kind, agent, text)
         try:
-            create_exclusive(ws.abs(rel), data)
+            place_file(ws.abs(rel), data, exclusive=True)
         except FileExistsError:
             continue
         return ws.abs(rel)
@@ -5037,7 +5059,7 @@ def cmd_end(ctx: Context, args: Any) -> Dict[str, Any]:
         write_end_journal(ws, pages, daily_rel, daily_data.decode("utf-8"), ctx, _local_iso(moment))
         refresh = _write_pages(ws, pages, scan, cache, "end", built)
         path = ws.abs(daily_rel)
-        create_exclusive(path, daily_data)
+        place_file(path, daily_data, exclusive=True)
         write_state(
             ws,
             ctx,
@@ -5093,10 +5115,13 @@ def write_end_journal(
 
 
 def remove_end_journal(ws: Workspace) -> None:
+    """Remove the journal for good: one that came back after a power loss would be rolled
+    forward again, over whatever later writers changed."""
     try:
         os.unlink(os.path.join(ws.runtime_dir, JOURNAL_NAME))
     except FileNotFoundError:
-        pass
+        return
+    sync_directory(ws.runtime_dir)
 
 
 def read_end_journal(ws: Workspace) -> Optional[Dict[str, Any]]:
@@ -5146,7 +5171,7 @@ def roll_forward_end(ws: Workspace, journal: Dict[str, Any]) -> None:
             path, info = check_target(ws, daily_rel)
             if info is None:
                 try:
-                    create_exclusive(path, daily_text.encode("utf-8"))
+                    place_file(path, daily_text.encode("utf-8"), exclusive=True)
                 except FileExistsError:
                     pass
     cache = IndexCache(ws)

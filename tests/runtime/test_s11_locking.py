@@ -188,13 +188,13 @@ def test_s11_2_failed_replacement_leaves_no_temporary_file(rt: Runtime, vault: P
     # temporary file was written and synced; the temporary file must be removed
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]); import echoes_vault as ev\n"
-        "try:\n    ev.atomic_write(sys.argv[2], b'x' * 100000)\nexcept OSError:\n    sys.exit(3)\n"
+        "try:\n    ev.place_file(sys.argv[2], b'x' * 100000)\nexcept OSError:\n    sys.exit(3)\n"
     )
     process = subprocess.run(
         [PYTHON, "-c", script, str(vault / ".echoes-vault"), str(index)], check=False
     )
     assert process.returncode == 3
-    leftovers = [p.name for p in (vault / "EchoesVault").iterdir() if ".tmp-" in p.name]
+    leftovers = [p.name for p in (vault / "EchoesVault").iterdir() if p.name.startswith(".index")]
     assert leftovers == []
     assert not (vault / ".echoes-vault/lock").exists()
 

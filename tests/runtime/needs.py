@@ -1,0 +1,36 @@
+"""What a test needs from the machine (root, a tool from Debian), and what it does without it:
+skip with the reason on a developer's machine, fail when `CI` is set, where it must run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from typing import NoReturn, Optional
+
+import pytest
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip, or fail under CI: a test that CI silently skipped would prove nothing there."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set, so this test must run)")
+    pytest.skip(reason)
+
+
+def is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def debian_tool(name: str, package: str) -> Optional[str]:
+    """The path of `name`, installing `package` with apt-get (as root) when it is missing."""
+    found = shutil.which(name)
+    if found or not is_root() or not shutil.which("apt-get"):
+        return found
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", package]
+    if subprocess.run(install, env=env, capture_output=True, check=False).returncode != 0:
+        # an image with empty package lists: fetch them, then try once more
+        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, check=False)
+        subprocess.run(install, env=env, capture_output=True, check=False)
+    return shutil.which(name)
