@@ -2360,7 +2360,7 @@ class IndexCache:
                 # all ASCII: one long non-ASCII string would slow the decoding of the whole file
                 json.dumps(payload, separators=(",", ":")).encode("ascii"),
             )
-        except EchoesError:
+        except (EchoesError, OSError):  # optional: the command's own writes already landed
             return
         self.must_save = False
         self.changed = {}

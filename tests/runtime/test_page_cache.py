@@ -289,3 +289,48 @@ def test_the_joined_index_orders_shared_prefixes_by_file_name(
     assert rows == ["api-gateway", "API-x", "api", "api.v2", "strasse-2", "straße", "zeta"]
     assert warm.collision(prepared("API.md", page("x"))) == "api.md"
     assert warm.collision(prepared("Api-Gateway.md", page("x"))) is None
+
+
+def test_a_cache_that_cannot_be_written_does_not_fail_a_write(vault: Path) -> None:
+    """The page cache is optional: when the disk refuses it after the command's own files are
+    written, the command must still succeed, rather than report an error for a write that landed
+    (an agent would send it again). The file-size limit lets the index through (under 20 KB) and
+    refuses the cache of 500 pages (over 20 KB), as a nearly full disk would."""
+    import json
+    import resource
+    import subprocess
+    import time
+
+    from .conftest import PYTHON, base_env, pages_dir
+
+    for number in range(500):
+        (pages_dir(vault) / f"p{number}.md").write_text(page(f"Page number {number}."))
+    time.sleep(ev.CACHE_RACY_NS / 1e9 + 0.1)  # files this fresh are not cached (their ctime)
+
+    def limit_file_size() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+
+    process = subprocess.run(
+        [PYTHON, str(vault / ".echoes-vault" / "echoes_vault.py"), "rebuild-index"],
+        capture_output=True,
+        text=True,
+        cwd=vault,
+        env=base_env(),
+        preexec_fn=limit_file_size,
+        check=False,
+    )
+    assert process.returncode == 0, process.stderr
+    assert json.loads(process.stdout)["ok"] is True
+    index = (vault / "EchoesVault" / "index.md").read_text()
+    assert "[[p499]]: Page number 499." in index
+    runtime_dir = vault / ".echoes-vault"
+    assert not [name for name in os.listdir(runtime_dir) if name.endswith(".echoes-tmp")]
+    # the cache is what the limit refused: written without the limit, it is over 20 KB
+    subprocess.run(
+        [PYTHON, str(runtime_dir / "echoes_vault.py"), "rebuild-index"],
+        capture_output=True,
+        cwd=vault,
+        env=base_env(),
+        check=True,
+    )
+    assert (runtime_dir / ev.CACHE_NAME).stat().st_size > 20_000
