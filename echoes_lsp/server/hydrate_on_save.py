@@ -19,6 +19,9 @@ from ..engine.vault import PAGE, Vault, read_text
 from ..runtime import echoes_vault as rules
 from ..runtime_client import project_runtime
 
+# The log line with which the server starts a `hydrate` after a save (its start, never its end).
+HYDRATE_LOG = "Refreshing index.md through the runtime's hydrate"
+
 
 def hydrate_wanted(vault: Vault, path: str, enabled: bool, writable: bool) -> bool:
     """Whether saving the file at `path` should be followed by the runtime's `hydrate`."""

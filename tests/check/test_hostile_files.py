@@ -12,6 +12,7 @@ from typing import Dict, List
 
 import pytest
 
+from tests.runtime.file_ops import hooked
 from tests.runtime.test_hostile_files import no_dac_override
 
 QUICK = 20
@@ -21,14 +22,21 @@ def _ev401(report: dict) -> Dict[str, str]:
     return {d["path"]: d["message"] for d in report["diagnostics"] if d["code"] == "EV401"}
 
 
-def _check(workspace: Path, prefix: List[str] = ()) -> dict:  # type: ignore[assignment]
+def _check(workspace: Path, prefix: List[str] = (), **hook: str) -> dict:  # type: ignore[assignment]
+    """The JSON report of `check` in `workspace`; with `hook`, run under the `file_ops` hook."""
     import subprocess
     import sys
 
     from .conftest import base_env
 
+    program = ["-m", "echoes_lsp", "check", "--format", "json"]
+    command = (
+        hooked(sys.executable, program, str(workspace), **hook)
+        if hook
+        else [sys.executable, *program]
+    )
     process = subprocess.run(
-        [*prefix, sys.executable, "-m", "echoes_lsp", "check", "--format", "json"],
+        [*prefix, *command],
         cwd=workspace, env=base_env(), capture_output=True, timeout=QUICK,
     )  # fmt: skip
     assert process.returncode == 1, process.stderr
@@ -78,3 +86,16 @@ def test_unreadable_files_and_folders_are_ev401(workspace: Path) -> None:
         hidden.chmod(0o755)
     assert found["EchoesVault/pages/session-tokens.md"] == "file cannot be read: Permission denied"
     assert "cannot be read: Permission denied" in found["EchoesVault/raw/private"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_page_swapped_for_a_fifo_after_the_walk_is_reported_not_read(workspace: Path) -> None:
+    """The safe reader's own guard, which the walk's screening cannot stand in for: the page is a
+    regular file when the walk lists it and the reader takes its `lstat`, and a FIFO by the
+    time it is opened (swapped by the `file_ops` hook, as another process could). The
+    non-blocking open and the `fstat` after it refuse it (EV401, by kind), where an open that
+    blocks would never return and a read without the check would see an empty page."""
+    page = workspace / "EchoesVault" / "pages" / "auth-architecture.md"
+    found = _ev401(_check(workspace, fifo=str(page)))
+    assert stat.S_ISFIFO(page.lstat().st_mode), "the hook swapped the page"
+    assert "is a FIFO, not a regular file" in found["EchoesVault/pages/auth-architecture.md"]

@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 import pytest
 
@@ -90,6 +90,32 @@ def findings_of(root: Path, jobs: int) -> Dict[str, Any]:
     return parallel_check.diagnose_files(vault, files, jobs)
 
 
+class Handoff:
+    """A pipe by which a worker tells the parent that it has claimed work. The parent claims
+    nothing from that queue until then, so the worker that dies always dies holding work,
+    whichever process the machine runs first."""
+
+    def __init__(self) -> None:
+        self.read, self.write = os.pipe()
+
+    def claim(self, *args: Any) -> None:
+        """In the worker, called with a stage's arguments: claim one run from the queue that is
+        the second of them, then say whether it brought work."""
+        os.write(self.write, b"1" if args[1].claim() else b"0")
+
+    def wait(self) -> None:
+        """In the parent: until the worker has claimed (end of file if it died before)."""
+        if self.write >= 0:
+            os.close(self.write)  # then the worker holds the only write end
+            self.write = -1
+        assert os.read(self.read, 1) == b"1", "the dying worker claimed no work"
+
+    def close(self) -> None:
+        for fd in (self.read, self.write):
+            if fd >= 0:
+                os.close(fd)
+
+
 def fails_in_worker(real: Callable[..., Any], first: Callable[..., Any] = lambda *_: None) -> Any:
     """`real` in the parent; in a forked worker, `first` and then a sudden exit."""
     parent = os.getpid()
@@ -103,31 +129,54 @@ def fails_in_worker(real: Callable[..., Any], first: Callable[..., Any] = lambda
     return wrapper
 
 
-def claims(queue: int) -> Callable[..., None]:
-    """Claim one run from the queue passed as argument `queue`: work taken, then lost."""
-    return lambda *args: args[queue].claim()
+def waits_in_parent(real: Callable[..., Any], wait: Callable[[], None]) -> Any:
+    """`real`, in the parent only after `wait`."""
+    parent = os.getpid()
+
+    def wrapper(*args: Any) -> Any:
+        if os.getpid() == parent:
+            wait()
+        return real(*args)
+
+    return wrapper
 
 
 @pytest.mark.parametrize(
-    ("stage", "first", "jobs"),
+    ("stage", "claiming", "jobs"),
     [
-        ("_work", lambda *_: None, 3),  # before claiming anything
-        ("_work", claims(1), 2),  # after claiming a run of pages
-        ("_diagnose_claimed", claims(1), 2),  # after claiming the index
-        ("_diagnose", lambda *_: None, 2),  # after the exchange, before reporting
+        ("_work", None, 3),  # before claiming anything
+        ("_work", "_parse_claimed", 2),  # after claiming a run of pages
+        ("_diagnose_claimed", "_diagnose_claimed", 2),  # after claiming the index
+        ("_diagnose", None, 2),  # after the exchange, before reporting
     ],
     ids=["at-start", "after-claiming-pages", "after-claiming-the-index", "after-the-exchange"],
 )
 def test_a_worker_that_dies_costs_time_not_findings(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stage: str, first: Any, jobs: int
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    stage: str,
+    claiming: Optional[str],
+    jobs: int,
 ) -> None:
+    """The worker dies in `stage`. Where it dies holding work, it claims one run (of pages, or
+    of the other files: the index first) from the queue that is `stage`'s second argument, and
+    the parent's `claiming` (the function with which the parent claims from that queue) waits
+    until it has."""
     root = mixed_vault(tmp_path / "w", pages=40, valid=True)
     expected = findings_of(root, 1)
     assert any(path.endswith("index.md") for path in expected)  # the stale index counts too
-    monkeypatch.setattr(
-        parallel_check, stage, fails_in_worker(getattr(parallel_check, stage), first)
-    )
-    assert findings_of(root, jobs) == expected
+    handoff = Handoff()
+    try:
+        if claiming is None:
+            dying = fails_in_worker(getattr(parallel_check, stage))
+        else:
+            waiting = waits_in_parent(getattr(parallel_check, claiming), handoff.wait)
+            monkeypatch.setattr(parallel_check, claiming, waiting)
+            dying = fails_in_worker(getattr(parallel_check, stage), handoff.claim)
+        monkeypatch.setattr(parallel_check, stage, dying)
+        assert findings_of(root, jobs) == expected
+    finally:
+        handoff.close()
 
 
 def test_only_a_batch_model_adopts_pages_parsed_elsewhere(tmp_path: Path) -> None:

@@ -56,8 +56,7 @@ async def test_requests_are_answered_while_a_huge_page_is_analysed(session: Sess
     await wait_until_ready(session)
     arrived = record_messages(session)
     big = session.open(session.page("huge-links.md"), big_page(100_000))
-    hover = await hover_elsewhere(session)
-    assert hover is None or hover.contents is not None
+    assert SESSIONS_SUMMARY in await hover_elsewhere(session)
     done = "workspace/diagnostic/refresh" if session.pull else f"publish {big}"
     assert done not in arrived, "the big page was analysed before the hover was answered"
     items = await session.diagnostics(big, lambda found: len(found) > 0, timeout=120)
@@ -72,17 +71,27 @@ async def test_requests_are_answered_while_a_huge_page_is_analysed(session: Sess
     assert "98,999 more diagnostics" in items[-1].message
 
 
-async def hover_elsewhere(session: Session) -> Optional[types.Hover]:
-    """A hover on another page than the one under load."""
-    return await asyncio.wait_for(
-        session.client.text_document_hover_async(
-            types.HoverParams(
-                text_document=types.TextDocumentIdentifier(uri=session.page("auth.md").as_uri()),
-                position=types.Position(line=0, character=0),
-            )
-        ),
-        WAIT,
+SESSIONS_SUMMARY = "Session storage, token lifetime and rotation."
+
+
+def hover_params(session: Session) -> types.HoverParams:
+    """A hover over `[[sessions]]` on line 10 of auth.md, another page than the one under load
+    (not open: read from disk)."""
+    return types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=session.page("auth.md").as_uri()),
+        position=types.Position(line=9, character=30),
     )
+
+
+def hover_text(hover: Optional[types.Hover]) -> str:
+    """The Markdown of a hover over a link: it holds the target's summary."""
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent), hover
+    return hover.contents.value
+
+
+async def hover_elsewhere(session: Session) -> str:
+    hover = session.client.text_document_hover_async(hover_params(session))
+    return hover_text(await asyncio.wait_for(hover, WAIT))
 
 
 async def wait_until_ready(session: Session) -> None:
@@ -127,15 +136,15 @@ async def test_requests_are_answered_while_the_workspace_report_is_made(
         )
     session = await start_session(bare_client, workspace, "visual_studio_code")
     await wait_until_ready(session)
-    report = asyncio.ensure_future(
-        session.client.workspace_diagnostic_async(
-            types.WorkspaceDiagnosticParams(previous_result_ids=[])
-        )
-    )
-    await asyncio.sleep(0)  # the report's request is written first
-    hover = await hover_elsewhere(session)
+    # `send_request` writes a request before it returns (the client's coroutines write theirs
+    # only once the event loop runs them): the report is asked for first and the hover right
+    # after it, in every run.
+    send = session.client.protocol.send_request
+    params = types.WorkspaceDiagnosticParams(previous_result_ids=[])
+    report = asyncio.wrap_future(send(types.WORKSPACE_DIAGNOSTIC, params))
+    hover = asyncio.wrap_future(send(types.TEXT_DOCUMENT_HOVER, hover_params(session)))
+    assert SESSIONS_SUMMARY in hover_text(await asyncio.wait_for(hover, WAIT))
     assert not report.done(), "the hover waited for the whole workspace report"
-    assert hover is None or hover.contents is not None
     done = await asyncio.wait_for(report, 120)
     generated = [
         item

@@ -16,7 +16,7 @@ from typing import Any, Dict
 
 import pytest
 
-from .conftest import RUNTIME, Runtime, base_env, git, page, pages_dir
+from .conftest import PYTHON, RUNTIME, Runtime, base_env, git, page, pages_dir
 
 NULL_STR = (None, str)
 
@@ -613,16 +613,21 @@ def test_search_append_hash_upsert_end_rebuild(rt: Runtime, vault: Path) -> None
 
 
 def test_errors_have_the_reference_keys_and_code(rt: Runtime) -> None:
+    """The bundled runtime, run by the suite's interpreter (PYTHON: the one under test), as an
+    adapter runs it: exit 2, nothing on stdout, and on stderr the reference's two keys plus our
+    `code`."""
     process = subprocess.run(
-        ["python3", str(RUNTIME), "--workspace", str(rt.workspace), "hash", "nope"],
+        [PYTHON, str(RUNTIME), "--workspace", str(rt.workspace), "hash", "nope"],
         capture_output=True,
         text=True,
         env=base_env(),
         check=False,
     )
-    assert process.returncode == 2 and process.stdout == ""
+    assert process.returncode == 2 and process.stdout == "", process
     error = json.loads(process.stderr)
-    assert error["ok"] is False and isinstance(error["error"], str) and "code" in error
+    assert set(error) == {"ok", "error", "code"}, error
+    assert error["ok"] is False and isinstance(error["error"], str) and error["error"]
+    assert isinstance(error["code"], str) and error["code"], error
 
 
 @pytest.mark.parametrize("limit, count", [("0", 1), ("1000", 2)])

@@ -1,28 +1,30 @@
 """Recovery after a crash (issue 12, item 2): lock owner tokens and the dead-owner rule, SIGTERM
 releasing the lock, the server's polite stop, temporary files, and `end` rolled forward after real
-SIGKILLs at random points."""
+SIGKILLs just before each of its file changes (chosen by `file_ops`, not by a timer)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import random
 import shutil
 import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import pytest
 
 from .conftest import PYTHON, Runtime, base_env, daily_files, page, pages_dir
+from .file_ops import hooked, is_at, read_log
 
 LINUX = os.path.exists("/proc/self/stat")
 needs_proc = pytest.mark.skipif(not LINUX, reason="owner identity comes from /proc")
 FAST_FAIL = base_env(ECHOES_VAULT_LOCK_TIMEOUT="1.5")
+NO_WAIT = base_env(ECHOES_VAULT_LOCK_TIMEOUT="0")
+JOURNAL = "end-journal.json"
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
@@ -62,6 +64,22 @@ def start_writer(vault: Path, name: str = "slow.md") -> subprocess.Popen:
          "upsert", "--payload", str(payload)],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=base_env(),
     )  # fmt: skip
+
+
+def run_hooked(vault: Path, args: Sequence[str], **plan: Any) -> subprocess.CompletedProcess:
+    """The project runtime on `vault`, run with the file-operation hook of `file_ops`."""
+    program = [str(vault / ".echoes-vault/echoes_vault.py"), "--workspace", str(vault), *args]
+    return subprocess.run(
+        hooked(PYTHON, program, str(vault), **plan),
+        cwd=vault, env=base_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+
+
+def logged_changes(vault: Path, args: Sequence[str], log: Path) -> List[Tuple[str, ...]]:
+    """The file changes, in order, of one whole run of the command (which must succeed)."""
+    done = run_hooked(vault, args, log=str(log))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return read_log(str(log))
 
 
 def stop_while_locked(vault: Path, attempts: int = 20) -> subprocess.Popen:
@@ -121,21 +139,32 @@ def test_the_lock_token_names_its_owner(rt: Runtime, vault: Path) -> None:
 
 
 @needs_proc
-def test_a_lock_left_by_a_killed_writer_is_removed_at_once(rt: Runtime, vault: Path) -> None:
-    fill(vault, 1500)
-    process = stop_while_locked(vault)
-    process.kill()
-    process.communicate(timeout=60)
+def test_a_lock_left_by_a_killed_writer_is_removed_at_once(
+    rt: Runtime, vault: Path, tmp_path: Path
+) -> None:
+    """A writer SIGKILLed just after placing its lock, before removing the lock's temporary name,
+    leaves both behind; the next writer removes them without waiting for the lock at all."""
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps({"filename": "slow.md", "content": page()}))
+    args = ["upsert", "--payload", str(payload)]
+    # The same command on a copy first, to find the change that places the lock.
+    probe = tmp_path / "probe"
+    shutil.copytree(vault, probe, symlinks=True)
+    changes = logged_changes(probe, args, tmp_path / "changes.json")
+    placed = next(n for n, change in enumerate(changes) if is_at(change, "os.link", "lock"))
+    killed = run_hooked(vault, args, kill=placed + 1)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert lock_of(vault).exists(), "the killed writer left its lock"
+    assert temp_files(vault) != [], "and its lock's temporary name"
     report = rt.ok("inspect")
     assert report["lock"]["ownerState"] == "dead" and report["lock"]["stale"] is True
     assert "stale-lock" in {i["kind"] for i in report["issues"]}
     assert report["integrity"] != "healthy"
-    started = time.monotonic()
-    rt.ok("append", "--payload", "-", payload={"entry": "- after the crash"}, env=FAST_FAIL)
-    assert time.monotonic() - started < 1.5  # it did not wait for the lock (the timeout is 1.5 s)
+    # With a lock timeout of 0, a writer that waited for the lock at all would fail.
+    rt.ok("append", "--payload", "-", payload={"entry": "- after the crash"}, env=NO_WAIT)
     assert not lock_of(vault).exists()
     assert temp_files(vault) == []
+    assert not (pages_dir(vault) / "slow.md").exists()
 
 
 @needs_proc
@@ -310,67 +339,64 @@ def end_payload(rt: Runtime, vault: Path, round_: int) -> Dict[str, Any]:
                     "content": page(summary=f"Topic {n} after round {round_}.", body="# New\n"),
                     "expectedSha256": rt.hash(f"topic-{n:05d}.md"),
                 }
-                for n in range(4)
+                for n in range(2)
             ),
-            *(
-                {"filename": f"new-{n}.md", "content": page(summary=f"New page {n}.")}
-                for n in range(3)
-            ),
+            {"filename": "new-0.md", "content": page(summary="New page 0.")},
         ],
     }
 
 
 @needs_proc
-def test_end_killed_at_random_points_is_wholly_before_or_after(
+def test_end_killed_at_each_file_change_is_wholly_before_or_after(
     rt: Runtime, vault: Path, tmp_path: Path
 ) -> None:
-    fill(vault, 300)
+    """`end` SIGKILLed just before each file change it makes, one change after another: up to
+    the rename that places its journal (the commit point) the vault ends up as before it, from
+    then on as after it, once the next writer has run."""
+    fill(vault, 30)
     rt.ok("rebuild-index")
+    # No page cache: whether it is saved depends on the pages' age, and so would the changes.
+    (vault / ".echoes-vault" / "index-cache.json").unlink()
     template = tmp_path / "template"
     shutil.copytree(vault, template, symlinks=True)
     payload = end_payload(rt, vault, 1)
     names = [item["filename"] for item in payload["pages"]]
     before = {name: digest(pages_dir(vault) / name) for name in names}
+    before_index = (vault / "EchoesVault/index.md").read_bytes()
     payload_file = tmp_path / "end.json"
     payload_file.write_text(json.dumps(payload))
-    argv = [PYTHON, str(vault / ".echoes-vault/echoes_vault.py"), "--workspace", str(vault),
-            "end", "--confirm-explicit-user-end", "--payload", str(payload_file)]  # fmt: skip
+    args = ["end", "--confirm-explicit-user-end", "--payload", str(payload_file)]
 
-    # How long a whole `end` takes here, to spread the kills over all of it.
-    started = time.monotonic()
-    rt.ok(*argv[4:])
-    span = time.monotonic() - started
+    changes = logged_changes(vault, args, tmp_path / "changes.json")
     after = {name: digest(pages_dir(vault) / name) for name in names}
     after_index = (vault / "EchoesVault/index.md").read_bytes()
+    commit = next(
+        n
+        for n, change in enumerate(changes)
+        if is_at(change, "os.rename", JOURNAL) or is_at(change, "os.link", JOURNAL)
+    )
+    assert 0 < commit < len(changes) - 1, changes  # kill points on both sides of it
 
-    rng = random.Random(12)
-    outcomes = {"before": 0, "after": 0}
-    for _round in range(40):
+    for point, change in enumerate(changes):
         shutil.rmtree(vault)
         shutil.copytree(template, vault, symlinks=True)
-        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, env=base_env())  # fmt: skip
-        time.sleep(rng.uniform(0.0, span * 1.1))  # the kill point, not a wait for an event
-        process.kill()
-        process.communicate(timeout=60)
+        killed = run_hooked(vault, args, kill=point)
+        assert killed.returncode == -signal.SIGKILL, (point, change, killed.stderr)
         # the next command, any writer, finishes or discards what the crash left
-        rt.ok("rebuild-index", env=FAST_FAIL)
+        rt.ok("rebuild-index", env=NO_WAIT)
         now = {name: digest(pages_dir(vault) / name) for name in names}
         sessions = [p for p in daily_files(vault) if "-session-" in p.name]
-        assert now in (before, after), _round
-        if now == before:
-            outcomes["before"] += 1
-            assert sessions == []
+        index = (vault / "EchoesVault/index.md").read_bytes()
+        if point <= commit:
+            assert (now, sessions, index) == (before, [], before_index), (point, change)
         else:
-            outcomes["after"] += 1
+            assert (now, index) == (after, after_index), (point, change)
             assert len(sessions) == 1 and sessions[0].read_text().endswith("round 1.\n")
-            assert (vault / "EchoesVault/index.md").read_bytes() == after_index
             state = json.loads((vault / ".echoes-vault/state.json").read_text())
             assert state["session"]["saved"] is True
         assert not lock_of(vault).exists()
-        assert not (vault / ".echoes-vault/end-journal.json").exists()
+        assert not (vault / ".echoes-vault" / JOURNAL).exists()
         assert temp_files(vault) == []
-    assert outcomes["before"] and outcomes["after"], outcomes
 
 
 def test_a_resent_end_or_upsert_needs_no_hash_when_bytes_are_equal(

@@ -3,15 +3,18 @@ opened, so no command hangs; an unreadable file or folder is reported, never a c
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import stat
+import subprocess
 from pathlib import Path
 from typing import Iterator, List
 
 import pytest
 
-from .conftest import Runtime, page, pages_dir, snapshot
+from .conftest import PROJECT_RUNTIME, PYTHON, Runtime, base_env, page, pages_dir, snapshot
+from .file_ops import hooked
 
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 QUICK = 20  # seconds: a command that blocks on a FIFO never returns at all
@@ -81,6 +84,36 @@ def test_writers_and_readers_work_beside_special_files(rt: Runtime, hostile: Pat
     assert rt.text("start", "--recent", "3", timeout=QUICK)
     assert "[[pipe]]" not in (hostile / "EchoesVault/index.md").read_text()
     rt.fail("hash", "pipe.md", timeout=QUICK, code="unsafe-path")
+
+
+@needs_fifo
+def test_a_page_swapped_for_a_fifo_after_the_listing_is_refused_not_read(
+    rt: Runtime, vault: Path
+) -> None:
+    """The safe reader's own guard, which the scan's listing cannot stand in for: the page is a
+    regular file when `rebuild-index` lists it and takes its `lstat`, and a FIFO by the time it
+    is opened (swapped by the `file_ops` hook, as another process could). The non-blocking open
+    and the `fstat` after it refuse it: the command names it and keeps the index, where an open
+    that blocks would never return and a read without the check would see an empty page."""
+    rt.upsert("kept.md", page(summary="Kept."))
+    rt.upsert("swapped.md", page(summary="Soon a FIFO."))
+    index = (vault / "EchoesVault/index.md").read_bytes()
+    (vault / ".echoes-vault/index-cache.json").unlink(missing_ok=True)  # every page is read
+    swapped = pages_dir(vault) / "swapped.md"
+    program = [str(vault / PROJECT_RUNTIME), "--workspace", str(vault), "rebuild-index"]
+    done = subprocess.run(
+        hooked(PYTHON, program, str(vault), fifo=str(swapped)),
+        cwd=vault, env=base_env(), capture_output=True, text=True, timeout=QUICK, check=False,
+    )  # fmt: skip
+    assert stat.S_ISFIFO(swapped.lstat().st_mode), "the hook swapped the page"
+    assert done.returncode == 2 and done.stdout == "", done
+    error = json.loads(done.stderr)
+    assert error["code"] == "invalid-page", error
+    assert (
+        "EchoesVault/pages/swapped.md: EV401: cannot read the page "
+        "(is a FIFO, not a regular file)" in error["error"]
+    ), error
+    assert (vault / "EchoesVault/index.md").read_bytes() == index
 
 
 def test_an_unreadable_pages_folder_is_reported_and_stops_writers(vault: Path) -> None:

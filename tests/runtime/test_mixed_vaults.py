@@ -262,7 +262,8 @@ def test_the_reference_refuses_a_foreign_protocol_guide(bare: Runtime, repo: Pat
 
 def test_alternating_engines_never_change_the_index(tmp_path: Path) -> None:
     """rebuild-index by this engine and by a copy with a bumped engine version (each rejecting
-    the other's page cache) writes the same bytes, whichever ran last."""
+    the other's page cache and saving its own) writes the same bytes, whichever ran last; and
+    each engine finds the same pages with `search`."""
     root = make_repo(tmp_path / "ws")
     rt = Runtime(root)
     rt.ok("init", script=RUNTIME)
@@ -270,15 +271,21 @@ def test_alternating_engines_never_change_the_index(tmp_path: Path) -> None:
     (pages_dir(root) / "e\u0301te\u0301.md").write_text(page("NFD name."))
     (pages_dir(root) / "Upper.MD").write_text(page("Upper-case suffix."))
     project = root / ".echoes-vault/echoes_vault.py"
+    cache = root / ".echoes-vault/index-cache.json"
     current = RUNTIME.read_text(encoding="utf-8")
+    engine = re.search(r'^ENGINE_VERSION = "([^"]+)"', current, re.M)
+    assert engine is not None and engine.group(1) != "99.0.0"
     bumped = with_engine("99.0.0")
-    assert bumped != current
     first = rt.ok("rebuild-index")
     expected = index_text(root)
+    found = rt.ok("search", "About")["results"]
+    assert len(found) == len(SHARED_PREFIXES), found
     for round_ in range(4):
+        version = "99.0.0" if round_ % 2 == 0 else engine.group(1)
         project.write_text(bumped if round_ % 2 == 0 else current)
         result = rt.ok("rebuild-index")
+        assert json.loads(cache.read_text())["engine"] == version, "the other's cache was kept"
         assert index_text(root) == expected
         assert result["rebuilt"] is False and result["sha256"] == first["sha256"]
-        assert rt.ok("search", "About")["results"] == rt.ok("search", "About")["results"]
+        assert rt.ok("search", "About")["results"] == found, version
     shutil.rmtree(root / ".echoes-vault", ignore_errors=True)

@@ -231,6 +231,9 @@ def did_save(ls: EchoesServer, params: types.DidSaveTextDocumentParams) -> None:
     if hydrate_on_save.hydrate_wanted(
         folder.vault, path, ls.settings.hydrate_on_save, folder.writable
     ):
+        # logged as it starts, before this notification's handling ends: a client can tell
+        # that a save started none
+        ls.log(f"{hydrate_on_save.HYDRATE_LOG} after saving {os.path.basename(path)}")
         ls.spawn(hydrate_after_save(ls, folder))
 
 
