@@ -187,13 +187,14 @@ def _plain_link(vault: Vault, inner: str) -> bool:
     return found is not None and not found.deprecated
 
 
-def _plain_memo(vault: Vault, targets: List[str]) -> Dict[str, bool]:
-    """`_plain_link` of every target, memoized for the vault as it is now."""
-    memo = vault.memo("plain-links")
+def _plain_links(vault: Vault, targets: List[str]) -> Dict[str, bool]:
+    """`_plain_link` of every target (and of others asked before), kept for the vault as it
+    is now."""
+    plain = vault.cached_answers("plain-links")
     for inner in targets:
-        if inner not in memo:
-            memo[inner] = _plain_link(vault, inner)
-    return memo
+        if inner not in plain:
+            plain[inner] = _plain_link(vault, inner)
+    return plain
 
 
 def _link_findings(vault: Vault, entry: Entry) -> List[Finding]:
@@ -219,7 +220,7 @@ def _links_to_check(vault: Vault, entry: Entry) -> Sequence[Link]:
     targets = structure.link_targets()
     if targets is None:
         return structure.links
-    plain = _plain_memo(vault, targets)
+    plain = _plain_links(vault, targets)
     if all(map(plain.__getitem__, targets)):
         return ()
     return structure.links_except(plain.__getitem__, targets)
@@ -286,11 +287,11 @@ def replacement(vault: Vault, entry: Entry) -> Optional[Entry]:
 
 
 def _replacement_hint(vault: Vault, entry: Entry) -> str:
-    memo = vault.memo("replacement-hints")
-    hint = memo.get(entry.path)
+    hints = vault.cached_answers("replacement-hints")
+    hint = hints.get(entry.path)
     if hint is None:
         found = replacement(vault, entry)
-        hint = memo[entry.path] = f"; use `[[{found.stem}]]` instead" if found else ""
+        hint = hints[entry.path] = f"; use `[[{found.stem}]]` instead" if found else ""
     return hint
 
 
@@ -298,10 +299,10 @@ def expected_index(vault: Vault) -> Optional[str]:
     """The index the runtime would generate, or None when it would refuse to build one: a page is
     invalid or unreadable, has an unsafe name, or collides with another. Like the runtime, symbolic
     links are left out of the index rather than blocking it."""
-    memo = vault.memo("expected-index")
-    if "text" not in memo:
-        memo["text"] = _build_index(vault)
-    return memo["text"]  # type: ignore[no-any-return]
+    answers = vault.cached_answers("expected-index")
+    if "text" not in answers:
+        answers["text"] = _build_index(vault)
+    return answers["text"]  # type: ignore[no-any-return]
 
 
 def _build_index(vault: Vault) -> Optional[str]:
