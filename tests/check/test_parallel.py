@@ -111,8 +111,8 @@ def claims(queue: int) -> Callable[..., None]:
 @pytest.mark.parametrize(
     ("stage", "first", "jobs"),
     [
-        ("_work", lambda *_: None, 3),  # before claiming anything
-        ("_work", claims(1), 2),  # after claiming a run of pages
+        ("_worker_job", lambda *_: None, 3),  # before claiming anything
+        ("_worker_job", claims(1), 2),  # after claiming a run of pages
         ("_diagnose_claimed", claims(1), 2),  # after claiming the index
         ("_diagnose", lambda *_: None, 2),  # after the exchange, before reporting
     ],
