@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from echoes_lsp import __version__
@@ -42,3 +44,11 @@ def test_each_command_reaches_its_own_code(capfd: pytest.CaptureFixture[str]) ->
 def test_an_unknown_command_is_named_with_the_usage(capfd: pytest.CaptureFixture[str]) -> None:
     assert main(["frobnicate"]) == 2
     assert capfd.readouterr().err == f"echoes-lsp: unknown command 'frobnicate'\n\n{USAGE}"
+
+
+def test_check_called_in_process_returns_its_exit_code(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # Run from the command line, `check` ends the process; called with arguments, it returns.
+    assert main(["check", str(tmp_path)]) == 2
+    assert "no EchoesVault/ folder found" in capfd.readouterr().err
