@@ -222,13 +222,13 @@ class Watched:
                 impact.keys |= vault.remove(path)
                 self.space.findings.pop(path, None)
                 continue
-            before = _row(vault.entries.get(path))
+            before = _index_row(vault.entries.get(path))
             impact.keys |= vault.update(path)
             entry = vault.entries.get(path)
             if entry is None:
                 continue
             if entry.kind == PAGE:
-                impact.index_stale |= _row(vault.ensure(entry)) != before
+                impact.index_stale |= _index_row(vault.ensure(entry)) != before
             impact.assets_changed |= entry.kind == ASSET
             impact.updated.add(path)
 
@@ -280,7 +280,7 @@ class Watched:
         return marker_path
 
 
-def _row(entry: Optional[Entry]) -> Tuple[object, ...]:
+def _index_row(entry: Optional[Entry]) -> Tuple[object, ...]:
     """What a page contributes to the generated index."""
     if entry is None or entry.kind != PAGE:
         return ()
