@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import List, Optional
+from typing import Callable, Dict, List, Optional
 
 from . import __version__
 
@@ -40,49 +40,76 @@ def nvim_plugin(rest: List[str]) -> int:
     return 1
 
 
+def print_version(_rest: List[str]) -> int:
+    from .runtime.echoes_vault import ENGINE_VERSION, PROTOCOL_VERSION
+
+    sys.stdout.write(
+        f"echoes-lsp {__version__} (runtime engine {ENGINE_VERSION}, "
+        f"EchoesVault Protocol {PROTOCOL_VERSION})\n"
+    )
+    return 0
+
+
+def run_serve(rest: List[str]) -> int:
+    from .server.app import serve
+
+    return serve(rest)
+
+
+def run_init(rest: List[str]) -> int:
+    from .cli.init_command import main
+
+    return main(rest)
+
+
+def run_runtime(rest: List[str]) -> int:
+    from .runtime_client import run_bundled
+
+    return run_bundled(rest)
+
+
+def run_check(rest: List[str], ends_process: bool) -> int:
+    """`echoes-lsp check`. When it is the whole process, the process ends here: the vault models
+    are not torn down object by object."""
+    from .cli.check_command import run
+
+    if not ends_process:
+        return run(rest)
+    code = run(rest, retain=True)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+# Each command but `check`, and the function that runs it (its modules are imported only then).
+COMMANDS: Dict[str, Callable[[List[str]], int]] = {
+    "--version": print_version,
+    "version": print_version,
+    "serve": run_serve,
+    "init": run_init,
+    "nvim-plugin": nvim_plugin,
+    "runtime": run_runtime,
+}
+
+
 def main(argv: Optional[List[str]] = None) -> int:
+    """The `echoes-lsp` command. Without `argv` it reads the process's own arguments, and a
+    `check` ends the process."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0 if args else 2
     command, rest = args[0], args[1:]
-    if command in ("--version", "version"):
-        from .runtime.echoes_vault import ENGINE_VERSION, PROTOCOL_VERSION
-
-        sys.stdout.write(
-            f"echoes-lsp {__version__} (runtime engine {ENGINE_VERSION}, "
-            f"EchoesVault Protocol {PROTOCOL_VERSION})\n"
-        )
-        return 0
-    if command == "serve":
-        from .server.app import serve
-
-        return serve(rest)
     if command == "check":
-        from .cli.check_command import run
-
-        if argv is not None:
-            return run(rest)
-        code = run(rest, retain=True)
-        # The process ends here: skip tearing down the vault models object by object.
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(code)
-    if command == "init":
-        from .cli.init_command import main as init
-
-        return init(rest)
-    if command == "nvim-plugin":
-        return nvim_plugin(rest)
-    if command == "runtime":
-        from .runtime_client import run_bundled
-
-        return run_bundled(rest)
-    sys.stderr.write(f"echoes-lsp: unknown command {command!r}\n\n{USAGE}")
-    return 2
+        return run_check(rest, ends_process=argv is None)
+    run = COMMANDS.get(command)
+    if run is None:
+        sys.stderr.write(f"echoes-lsp: unknown command {command!r}\n\n{USAGE}")
+        return 2
+    return run(rest)
 
 
 if __name__ == "__main__":

@@ -176,44 +176,57 @@ def resolve_targets(paths: Sequence[str], errors: List[str], notes: List[str]) -
     targets: Dict[str, Target] = {}
     if not paths:
         cwd = _canonical(os.getcwd())
-        try:
-            found = find_workspace(cwd)
-        except (OSError, RuntimeError):
-            found = None
+        found = _workspace_of(cwd)
         if found is None:
             errors.append(_no_vault(cwd))
         else:
             targets[found] = Target(found, whole=True)
     for raw in paths:
-        path = _canonical(raw)
-        if not os.path.lexists(path):
-            errors.append(f"{raw}: no such file or folder")
-            continue
-        is_dir = os.path.isdir(path) and not os.path.islink(path)
-        try:
-            workspace = find_workspace(path if is_dir else os.path.dirname(path))
-        except (OSError, RuntimeError):
-            workspace = None
-        if workspace is None:
-            errors.append(_no_vault(path))
-            continue
-        target = targets.setdefault(workspace, Target(workspace))
-        root = os.path.join(workspace, rules.VAULT_DIR)
-        if is_dir and path in (workspace, root):
-            target.whole = True
-        elif path == root or path.startswith(root + os.sep):
-            (target.folders if is_dir else target.files).append(path)
-        else:
-            notes.append(f"{display_path(path)}: not inside {rules.VAULT_DIR}/, skipped")
+        _add_path(targets, raw, errors, notes)
     for workspace, target in targets.items():
-        root = os.path.join(workspace, rules.VAULT_DIR)
-        try:
-            with os.scandir(root):
-                pass
-        except OSError as error:
-            errors.append(f"{display_path(root)}: cannot be read: {error.strerror or error}")
-            target.whole, target.folders, target.files = False, [], []
+        _forget_if_unreadable(workspace, target, errors)
     return [t for t in targets.values() if t.whole or t.folders or t.files]
+
+
+def _workspace_of(folder: str) -> Optional[str]:
+    """The workspace at or above a folder; None when there is none or it cannot be searched."""
+    try:
+        return find_workspace(folder)
+    except (OSError, RuntimeError):
+        return None
+
+
+def _add_path(targets: Dict[str, Target], raw: str, errors: List[str], notes: List[str]) -> None:
+    """One named path into the target of its workspace: the whole vault, a folder or a file of
+    it; a path outside the vault is noted and skipped."""
+    path = _canonical(raw)
+    if not os.path.lexists(path):
+        errors.append(f"{raw}: no such file or folder")
+        return
+    is_dir = os.path.isdir(path) and not os.path.islink(path)
+    workspace = _workspace_of(path if is_dir else os.path.dirname(path))
+    if workspace is None:
+        errors.append(_no_vault(path))
+        return
+    target = targets.setdefault(workspace, Target(workspace))
+    root = os.path.join(workspace, rules.VAULT_DIR)
+    if is_dir and path in (workspace, root):
+        target.whole = True
+    elif path == root or path.startswith(root + os.sep):
+        (target.folders if is_dir else target.files).append(path)
+    else:
+        notes.append(f"{display_path(path)}: not inside {rules.VAULT_DIR}/, skipped")
+
+
+def _forget_if_unreadable(workspace: str, target: Target, errors: List[str]) -> None:
+    """A vault folder that cannot be listed is an error, and nothing in it is checked."""
+    root = os.path.join(workspace, rules.VAULT_DIR)
+    try:
+        with os.scandir(root):
+            pass
+    except OSError as error:
+        errors.append(f"{display_path(root)}: cannot be read: {error.strerror or error}")
+        target.whole, target.folders, target.files = False, [], []
 
 
 # -- checking -------------------------------------------------------------------------------------
@@ -500,49 +513,27 @@ def check(
     errors: List[str] = []
     notes: List[str] = []
     overlays: Dict[str, str] = {}
-    stdin_error: Optional[str] = None
-    if args.stdin_filename is not None:
-        targets = (
-            resolve_targets([args.stdin_filename], errors, notes)
-            if os.path.lexists(args.stdin_filename)
-            else _stdin_target(args.stdin_filename, errors)
-        )
-        text, stdin_error = _read_stdin()
-        if text is not None:
-            overlays[_canonical(args.stdin_filename)] = text
-    else:
-        targets = resolve_targets(args.paths, errors, notes)
+    targets, stdin_error = _targets_and_stdin(args, errors, notes, overlays)
     for message in errors:
         sys.stderr.write(f"echoes-lsp check: error: {clean(message)}\n")
     if not targets:
-        for note in notes:
-            sys.stderr.write(f"echoes-lsp check: {clean(note)}\n")
-        if not errors:
-            sys.stderr.write("echoes-lsp check: nothing to check\n")
-        return EXIT_USAGE if errors else EXIT_CLEAN
-    # A one-shot check needs no backlink index, hashes or stamps (watch mode does).
-    spaces = [load_workspace(target, flags, args.isolated, lean=True) for target in targets]
+        return _nothing_to_check(errors, notes)
+    spaces = _load_spaces(targets, flags, args.isolated, overlays, notes)
     if retain is not None:
         retain.append(spaces)
-    for space in spaces:
-        for path, text in overlays.items():
-            if space.vault.rel(path) is not None:
-                space.vault.open(path, text)
-        space.scope(notes)
     # Fixes re-diagnose pages after writing them, so they keep every parse in this process.
     jobs = 1 if (args.fix or args.diff) else args.jobs
     total = _diagnose_all(spaces, jobs)
     if stdin_error is not None:
-        path = _canonical(args.stdin_filename)
-        for space in spaces:
-            if path in space.files:
-                space.findings[path] = [Finding("EV401", f"file {stdin_error}", 0, 0, 0, 0)]
+        _report_unreadable_stdin(spaces, _canonical(args.stdin_filename), stdin_error)
     outcomes: List[FixOutcome] = []
     diffs: List[str] = []
     diagnostics: List[Diagnostic] = []
     for space in spaces:
         diagnostics.extend(_fix_and_report(space, args, cwd, outcomes, diffs))
     diagnostics.sort(key=Diagnostic.sort_key)
+    if args.diff:
+        return _show_diffs(diffs, notes, outcomes, errors)
     report = Report(
         diagnostics,
         files_checked=total,
@@ -552,24 +543,91 @@ def check(
         fixes=outcomes,
         workspaces=[space.target.workspace for space in spaces],
     )
-    if args.diff:
-        write(sys.stdout, "".join(diffs))
-        count = len(diffs)
-        summary = f"{count} file{'s' if count != 1 else ''} would be changed by --fix"
-        for line in [*notes, *(_fix_line(o) for o in outcomes), summary]:
-            sys.stderr.write(clean(line) + "\n")
-        if errors:
-            return EXIT_USAGE
-        return EXIT_FOUND if diffs else EXIT_CLEAN
-    if args.format != "text":
-        for note in notes:
-            sys.stderr.write(f"echoes-lsp check: {clean(note)}\n")
-        for outcome in outcomes:
-            sys.stderr.write(_fix_line(outcome) + "\n")
-    write(sys.stdout, render(report, args.format, spaces[0].policy.level, overlays))
+    return _show_report(report, args, spaces[0].policy, overlays, errors)
+
+
+def _targets_and_stdin(
+    args: argparse.Namespace, errors: List[str], notes: List[str], overlays: Dict[str, str]
+) -> Tuple[List[Target], Optional[str]]:
+    """The targets of the named paths, or of `--stdin-filename` with the text read from standard
+    input as its buffer (in `overlays`); and why standard input could not be read."""
+    if args.stdin_filename is None:
+        return resolve_targets(args.paths, errors, notes), None
+    targets = (
+        resolve_targets([args.stdin_filename], errors, notes)
+        if os.path.lexists(args.stdin_filename)
+        else _stdin_target(args.stdin_filename, errors)
+    )
+    text, stdin_error = _read_stdin()
+    if text is not None:
+        overlays[_canonical(args.stdin_filename)] = text
+    return targets, stdin_error
+
+
+def _nothing_to_check(errors: List[str], notes: List[str]) -> int:
+    for note in notes:
+        sys.stderr.write(f"echoes-lsp check: {clean(note)}\n")
+    if not errors:
+        sys.stderr.write("echoes-lsp check: nothing to check\n")
+    return EXIT_USAGE if errors else EXIT_CLEAN
+
+
+def _load_spaces(
+    targets: Sequence[Target],
+    flags: Dict[str, object],
+    isolated: bool,
+    overlays: Dict[str, str],
+    notes: List[str],
+) -> List[Workspace]:
+    """Each target's workspace, with the buffers open in it and its scope chosen."""
+    # A one-shot check needs no backlink index, hashes or stamps (watch mode does).
+    spaces = [load_workspace(target, flags, isolated, lean=True) for target in targets]
+    for space in spaces:
+        for path, text in overlays.items():
+            if space.vault.rel(path) is not None:
+                space.vault.open(path, text)
+        space.scope(notes)
+    return spaces
+
+
+def _report_unreadable_stdin(spaces: Sequence[Workspace], path: str, error: str) -> None:
+    """Standard input that could not be decoded stands for the file it names, as EV401."""
+    for space in spaces:
+        if path in space.files:
+            space.findings[path] = [Finding("EV401", f"file {error}", 0, 0, 0, 0)]
+
+
+def _show_diffs(
+    diffs: Sequence[str], notes: Sequence[str], outcomes: Sequence[FixOutcome], errors: List[str]
+) -> int:
+    """`--diff`: the diffs on standard output, what could not be fixed on standard error."""
+    write(sys.stdout, "".join(diffs))
+    count = len(diffs)
+    summary = f"{count} file{'s' if count != 1 else ''} would be changed by --fix"
+    for line in [*notes, *(_fix_line(o) for o in outcomes), summary]:
+        sys.stderr.write(clean(line) + "\n")
     if errors:
         return EXIT_USAGE
-    if report.failed or any(o.status in ("failed", "refused") for o in outcomes):
+    return EXIT_FOUND if diffs else EXIT_CLEAN
+
+
+def _show_report(
+    report: Report,
+    args: argparse.Namespace,
+    policy: Policy,
+    overlays: Dict[str, str],
+    errors: List[str],
+) -> int:
+    """The report on standard output (notes and fixes on standard error when it is not text)."""
+    if args.format != "text":
+        for note in report.notes:
+            sys.stderr.write(f"echoes-lsp check: {clean(note)}\n")
+        for outcome in report.fixes:
+            sys.stderr.write(_fix_line(outcome) + "\n")
+    write(sys.stdout, render(report, args.format, policy.level, overlays))
+    if errors:
+        return EXIT_USAGE
+    if report.failed or any(o.status in ("failed", "refused") for o in report.fixes):
         return EXIT_FOUND
     return EXIT_CLEAN
 
@@ -635,10 +693,7 @@ def _fix_line(outcome: FixOutcome) -> str:
 def _stdin_target(path: str, errors: List[str]) -> List[Target]:
     """A target for an unsaved buffer whose file does not exist yet."""
     canonical = _canonical(path)
-    try:
-        workspace = find_workspace(os.path.dirname(canonical))
-    except (OSError, RuntimeError):
-        workspace = None
+    workspace = _workspace_of(os.path.dirname(canonical))
     if workspace is None:
         errors.append(_no_vault(os.path.dirname(canonical)))
         return []

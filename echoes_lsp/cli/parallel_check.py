@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import pickle
 import sys
-from typing import IO, Callable, Dict, List, Optional, Sequence
+from typing import IO, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..engine.findings import Finding, diagnose, replacement
 from ..engine.vault import INDEX, PAGE, PageFacts, Vault
@@ -102,7 +102,7 @@ def diagnose_files(
             worker = _spawn(vault, runs, others, workers)
             if worker is not None:
                 workers.append(worker)
-        findings = _lead(vault, pages, rest, runs, others, workers, progress)
+        findings = _parent_job(vault, pages, rest, runs, others, workers, progress)
     finally:
         runs.close()
         others.close()
@@ -193,7 +193,7 @@ def _spawn(
                 other.results.close()
                 other.facts.close()
             with os.fdopen(results_write, "wb") as out, os.fdopen(facts_read, "rb") as into:
-                _work(vault, runs, others, out, into)
+                _worker_job(vault, runs, others, out, into)
             status = 0
         finally:
             os._exit(status)
@@ -202,7 +202,7 @@ def _spawn(
     return _Worker(pid, os.fdopen(results_read, "rb"), os.fdopen(facts_write, "wb"))
 
 
-def _work(vault: Vault, runs: _Runs, others: _Runs, out: IO[bytes], into: IO[bytes]) -> None:
+def _worker_job(vault: Vault, runs: _Runs, others: _Runs, out: IO[bytes], into: IO[bytes]) -> None:
     """A worker's whole job: parse the pages it claims, trade facts, diagnose those pages and
     the other files it claims, report the findings and the other files it diagnosed."""
     mine = _parse_claimed(vault, runs)
@@ -220,7 +220,7 @@ def _send(stream: IO[bytes], value: object) -> None:
     stream.flush()
 
 
-def _lead(
+def _parent_job(
     vault: Vault,
     pages: List[str],
     rest: List[str],
@@ -230,6 +230,21 @@ def _lead(
     progress: Optional[Callable[[int], None]],
 ) -> Findings:
     """The parent's side: the pages it claims, the exchange, its diagnoses, the gathering."""
+    facts, kept = _gather_facts(vault, pages, runs, workers)
+    kept.extend(_share_facts(vault, facts, workers))
+    findings = _diagnose(vault, kept, progress)
+    done = set(_diagnose_claimed(vault, others, findings))
+    done.update(_gather_findings(vault, workers, findings))
+    # other files claimed by a worker that died were never reported: diagnose them here
+    findings.update(_diagnose(vault, [path for path in rest if path not in done]))
+    return findings
+
+
+def _gather_facts(
+    vault: Vault, pages: List[str], runs: _Runs, workers: List[_Worker]
+) -> Tuple[Facts, List[str]]:
+    """The facts of every page: those this process parses, those each worker sends, and the
+    pages a dead worker had claimed, parsed here. Also the pages parsed here."""
     facts = _parse_claimed(vault, runs)
     kept = list(facts)
     for worker in workers:
@@ -243,6 +258,13 @@ def _lead(
     unclaimed = [path for path in pages if path not in facts]
     facts.update(_parse(vault, unclaimed))
     kept.extend(unclaimed)
+    return facts, kept
+
+
+def _share_facts(vault: Vault, facts: Facts, workers: List[_Worker]) -> List[str]:
+    """Send each live worker the facts of the pages it did not parse, and adopt the pages it
+    did. Returns the pages of the workers that could not be reached, parsed here again."""
+    taken_back: List[str] = []
     for worker in workers:
         if not worker.alive:
             continue
@@ -251,28 +273,34 @@ def _lead(
             _send(worker.facts, {p: f for p, f in facts.items() if p not in mine})
             worker.facts.close()
         except OSError:
-            worker.alive = False
-            for path in worker.share:
-                vault.reparse(path)
-            kept.extend(worker.share)
+            _take_back(vault, worker)
+            taken_back.extend(worker.share)
             continue
         for path in worker.share:
             vault.adopt(path, facts[path])
-    findings = _diagnose(vault, kept, progress)
-    done = set(_diagnose_claimed(vault, others, findings))
+    return taken_back
+
+
+def _gather_findings(vault: Vault, workers: List[_Worker], findings: Findings) -> List[str]:
+    """Add each worker's findings; returns the other files the workers diagnosed. A worker that
+    died after the exchange has its pages diagnosed here after all."""
+    done: List[str] = []
     for worker in workers:
         if not worker.alive:
             continue
         try:
             theirs_found, theirs_done = pickle.load(worker.results)
         except Exception:  # died after the exchange: its pages are diagnosed here after all
-            worker.alive = False
-            for path in worker.share:
-                vault.reparse(path)
+            _take_back(vault, worker)
             findings.update(_diagnose(vault, worker.share))
             continue
         findings.update(theirs_found)
-        done.update(theirs_done)
-    # other files claimed by a worker that died were never reported: diagnose them here
-    findings.update(_diagnose(vault, [path for path in rest if path not in done]))
-    return findings
+        done.extend(theirs_done)
+    return done
+
+
+def _take_back(vault: Vault, worker: _Worker) -> None:
+    """A worker is lost: the pages it parsed are parsed here again."""
+    worker.alive = False
+    for path in worker.share:
+        vault.reparse(path)

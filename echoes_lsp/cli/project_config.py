@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from ..engine.codes import CODES, SEVERITIES
 
@@ -61,39 +61,61 @@ def _string_list(value: Any, where: str) -> List[str]:
     raise ConfigError(f"{where} must be a list of strings")
 
 
+def _selectors(value: Any, name: str) -> Tuple[str, ...]:
+    return check_selectors(_string_list(value, name), name)
+
+
+def _fail_on(value: Any, name: str) -> str:
+    if not isinstance(value, str) or value.lower() not in FAIL_LEVELS:
+        raise ConfigError(f"{name} must be one of {', '.join(FAIL_LEVELS)}")
+    return value.lower()
+
+
+def _exclude(value: Any, name: str) -> Tuple[str, ...]:
+    return tuple(_string_list(value, name))
+
+
+def _severity(value: Any, name: str) -> Dict[str, str]:
+    """`code = level` pairs, codes upper-cased and levels lower-cased."""
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{name} must be a table of code = level")
+    levels: Dict[str, str] = {}
+    for code, level in value.items():
+        upper = str(code).upper()
+        if upper not in CODES:
+            raise ConfigError(f"{name}: unknown code {code!r}")
+        if not isinstance(level, str) or level.lower() not in SEVERITIES:
+            raise ConfigError(f"{name}.{upper} must be one of {', '.join(SEVERITIES)}")
+        levels[upper] = level.lower()
+    return levels
+
+
+def _secrets(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} must be true or false")
+    return value
+
+
+# Each key of a table: the `CheckConfig` field it sets and the check that reads its value.
+_KEY_READERS: Dict[str, Tuple[str, Callable[[Any, str], Any]]] = {
+    "select": ("select", _selectors),
+    "ignore": ("ignore", _selectors),
+    "fail-on": ("fail_on", _fail_on),
+    "exclude": ("exclude", _exclude),
+    "severity": ("severity", _severity),
+    "secrets": ("secrets", _secrets),
+}
+
+
 def parse_table(table: Mapping[str, Any], where: str) -> Dict[str, Any]:
     """Validated values of one `[tool.echoes-lsp]`-style table, keyed like `CheckConfig` fields."""
     values: Dict[str, Any] = {}
     for key, value in table.items():
-        name = f"{where}: `{key}`"
-        if key == "select":
-            values["select"] = check_selectors(_string_list(value, name), name)
-        elif key == "ignore":
-            values["ignore"] = check_selectors(_string_list(value, name), name)
-        elif key == "fail-on":
-            if not isinstance(value, str) or value.lower() not in FAIL_LEVELS:
-                raise ConfigError(f"{name} must be one of {', '.join(FAIL_LEVELS)}")
-            values["fail_on"] = value.lower()
-        elif key == "exclude":
-            values["exclude"] = tuple(_string_list(value, name))
-        elif key == "severity":
-            if not isinstance(value, Mapping):
-                raise ConfigError(f"{name} must be a table of code = level")
-            levels: Dict[str, str] = {}
-            for code, level in value.items():
-                upper = str(code).upper()
-                if upper not in CODES:
-                    raise ConfigError(f"{name}: unknown code {code!r}")
-                if not isinstance(level, str) or level.lower() not in SEVERITIES:
-                    raise ConfigError(f"{name}.{upper} must be one of {', '.join(SEVERITIES)}")
-                levels[upper] = level.lower()
-            values["severity"] = levels
-        elif key == "secrets":
-            if not isinstance(value, bool):
-                raise ConfigError(f"{name} must be true or false")
-            values["secrets"] = value
-        else:
+        known = _KEY_READERS.get(key)
+        if known is None:
             raise ConfigError(f"{where}: unknown key `{key}` (known: {', '.join(KEYS)})")
+        field, read = known
+        values[field] = read(value, f"{where}: `{key}`")
     return values
 
 

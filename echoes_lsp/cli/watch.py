@@ -28,6 +28,7 @@ from .checker import (
     EXIT_USAGE,
     Progress,
     SourceCache,
+    Target,
     Workspace,
     load_workspace,
     resolve_targets,
@@ -78,6 +79,19 @@ def is_editor_temporary(name: str) -> bool:
 
 
 Stamp = Tuple[int, int, int, int]
+
+
+@dataclass
+class Impact:
+    """What one batch of file changes can affect, gathered while the model takes it in."""
+
+    # page keys whose pages were added, removed or changed in what other files can see
+    keys: Set[str] = field(default_factory=set)
+    # files read again into the model
+    updated: Set[str] = field(default_factory=set)
+    # a page's row of the generated index may have changed
+    index_stale: bool = False
+    assets_changed: bool = False
 
 
 @dataclass
@@ -178,71 +192,95 @@ class Watched:
     def apply(self, changed: Set[str], removed: Set[str]) -> Set[str]:
         """Update the model and re-diagnose what the change can affect; returns the files
         re-checked (and removed)."""
-        space = self.space
-        vault = space.vault
-        keys: Set[str] = set()
-        recheck: Set[str] = set()
-        index_stale = False
-        assets_changed = False
+        vault = self.space.vault
+        impact = Impact()
+        self._take_removed(removed, impact)
+        added = any(path not in vault.entries for path in changed)
+        self._take_changed(changed, impact)
+        done = set(removed) | self._rediagnose(self._affected(impact))
+        done.add(self._rediagnose_marker())
+        if removed or added:
+            self.space.files = [p for p, e in vault.entries.items() if self.in_scope(p, e)]
+        return done
+
+    def _take_removed(self, removed: Set[str], impact: Impact) -> None:
+        """Drop removed files from the model and their findings from the report."""
+        vault = self.space.vault
         for path in sorted(removed):
             entry = vault.entries.get(path)
             if entry is not None:
-                index_stale |= entry.kind == PAGE
-                assets_changed |= entry.kind == ASSET
-            keys |= vault.remove(path)
-            space.findings.pop(path, None)
-        added = any(path not in vault.entries for path in changed)
+                impact.index_stale |= entry.kind == PAGE
+                impact.assets_changed |= entry.kind == ASSET
+            impact.keys |= vault.remove(path)
+            self.space.findings.pop(path, None)
+
+    def _take_changed(self, changed: Set[str], impact: Impact) -> None:
+        """Read changed and new files into the model (one gone again meanwhile is removed)."""
+        vault = self.space.vault
         for path in sorted(changed):
             if not os.path.lexists(path):
-                keys |= vault.remove(path)
-                space.findings.pop(path, None)
+                impact.keys |= vault.remove(path)
+                self.space.findings.pop(path, None)
                 continue
-            before = _row(vault.entries.get(path))
-            keys |= vault.update(path)
+            before = _index_row(vault.entries.get(path))
+            impact.keys |= vault.update(path)
             entry = vault.entries.get(path)
             if entry is None:
                 continue
             if entry.kind == PAGE:
-                index_stale |= _row(vault.ensure(entry)) != before
-            assets_changed |= entry.kind == ASSET
-            recheck.add(path)
-        recheck |= vault.dependents(keys)
-        for key in keys:
+                impact.index_stale |= _index_row(vault.ensure(entry)) != before
+            impact.assets_changed |= entry.kind == ASSET
+            impact.updated.add(path)
+
+    def _affected(self, impact: Impact) -> Set[str]:
+        """The files to diagnose again: those updated, those that link to a changed page, the
+        pages of a changed key, every file with an asset link when assets changed, and the index
+        when a page's row in it may have changed."""
+        vault = self.space.vault
+        recheck = impact.updated | vault.dependents(impact.keys)
+        for key in impact.keys:
             recheck.update(vault.by_key.get(key, ()))
-        if assets_changed:
+        if impact.assets_changed:
             recheck.update(
                 path
                 for path, entry in vault.entries.items()
                 if entry.structure is not None
                 and any(link.is_asset for link in entry.structure.links)
             )
-        if index_stale:
+        if impact.index_stale:
             recheck.add(os.path.join(vault.root, rules.INDEX_NAME))
-        done: Set[str] = set(removed)
-        for path in recheck:
-            entry = vault.entries.get(path)
+        return recheck
+
+    def _rediagnose(self, paths: Set[str]) -> Set[str]:
+        """Diagnose these files again; returns those in scope (the others lose their findings)."""
+        space = self.space
+        done: Set[str] = set()
+        for path in paths:
+            entry = space.vault.entries.get(path)
             if entry is None or not self.in_scope(path, entry):
                 space.findings.pop(path, None)
                 continue
             done.add(path)
-            found = diagnose(vault, path)
+            found = diagnose(space.vault, path)
             if found:
                 space.findings[path] = found
             else:
                 space.findings.pop(path, None)
-        marker_path = os.path.join(vault.root, rules.MARKER_NAME)
-        space.findings.pop(marker_path, None)
-        if space.marker:
-            marker = marker_finding(vault)
-            if marker is not None:
-                space.findings[marker_path] = [marker]
-        done.add(marker_path)
-        if removed or added:
-            space.files = [p for p, e in vault.entries.items() if self.in_scope(p, e)]
         return done
 
+    def _rediagnose_marker(self) -> str:
+        """The marker file's finding, checked after every change; returns the marker's path."""
+        space = self.space
+        marker_path = os.path.join(space.vault.root, rules.MARKER_NAME)
+        space.findings.pop(marker_path, None)
+        if space.marker:
+            marker = marker_finding(space.vault)
+            if marker is not None:
+                space.findings[marker_path] = [marker]
+        return marker_path
 
-def _row(entry: Optional[Entry]) -> Tuple[object, ...]:
+
+def _index_row(entry: Optional[Entry]) -> Tuple[object, ...]:
     """What a page contributes to the generated index."""
     if entry is None or entry.kind != PAGE:
         return ()
@@ -308,75 +346,28 @@ def watch(args: argparse.Namespace, flags: Dict[str, object]) -> int:
     previous = signal.signal(signal.SIGTERM, _stop)
     last_failed = False
     try:
-        errors: List[str] = []
-        notes: List[str] = []
-        targets = resolve_targets(args.paths, errors, notes)
-        for message in errors:
-            sys.stderr.write(f"echoes-lsp check: error: {message}\n")
-        if errors or not targets:
+        targets = _targets(args.paths)
+        if targets is None:
             return EXIT_USAGE
         cwd = os.getcwd()
         tty = _is_tty()
-        watched = []
-        for target in targets:
-            space = load_workspace(target, flags, args.isolated, EDITOR_TEMPORARY)
-            watched.append(Watched(space))
+        watched = [
+            Watched(load_workspace(target, flags, args.isolated, EDITOR_TEMPORARY))
+            for target in targets
+        ]
         started = time.perf_counter()
-        gc.disable()
-        try:
-            for item in watched:
-                item.check_all()
-                item.refresh(list(item.space.findings), cwd)
-        finally:
-            # The loaded model lives as long as the process: keep it out of every later
-            # collection, which then only looks at what changes.
-            gc.freeze()
-            gc.enable()
+        _check_all(watched, cwd)
         report = _report(watched, time.perf_counter() - started, cwd)
         last_failed = report.failed
-        roots = ", ".join(display_path(item.space.vault.root, cwd) for item in watched)
         sources = SourceCache()
-        _emit(
-            args,
-            f"[{time.strftime('%H:%M:%S')}] watching {roots} every {args.poll_interval:g}s "
-            "(Ctrl-C to stop)",
-            _render(args, watched, report, sources),
-            tty,
-        )
+        header = _watching_header(watched, args.poll_interval, cwd)
+        _emit(args, header, _render(args, watched, report, sources), tty)
         while True:
             time.sleep(args.poll_interval)
-            changes = [(item, *item.poll()) for item in watched]
-            if not any(changed or removed for _item, changed, removed in changes):
+            update = _next_report(args, watched, sources, cwd)
+            if update is None:
                 continue
-            detected = time.perf_counter()
-            rechecked: Set[str] = set()
-            touched: List[str] = []
-            for item, changed, removed in changes:
-                if changed or removed:
-                    done = item.apply(changed, removed)
-                    item.refresh(done, cwd)
-                    rechecked |= done
-                    touched.extend(sorted(changed | removed))
-            sources.forget(rechecked | set(touched))
-            report = _report(watched, time.perf_counter() - detected, cwd)
-            body = _render(args, watched, report, sources)
-            # Detection to a rendered report, ready to print.
-            elapsed_ms = (time.perf_counter() - detected) * 1000
-            shown = ", ".join(clean(display_path(p, cwd)) for p in touched[:3])
-            if len(touched) > 3:
-                shown += f" and {len(touched) - 3} more"
-            gone = [
-                display_path(item.space.vault.root, cwd)
-                for item in watched
-                if not os.path.isdir(item.space.vault.root)
-            ]
-            header = (
-                f"[{time.strftime('%H:%M:%S')}] changed: {shown}; "
-                f"re-checked {len(rechecked)} file{'s' if len(rechecked) != 1 else ''} in "
-                f"{elapsed_ms:.1f} ms"
-            )
-            if gone:
-                header += f"\n{', '.join(gone)} is missing; waiting for it to come back"
+            report, header, body = update
             last_failed = report.failed
             _emit(args, header, body, tty)
     except KeyboardInterrupt:
@@ -385,6 +376,92 @@ def watch(args: argparse.Namespace, flags: Dict[str, object]) -> int:
         return EXIT_FOUND if last_failed else EXIT_CLEAN
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _targets(paths: List[str]) -> Optional[List[Target]]:
+    """The targets of the named paths; None (after saying why) when one is unusable."""
+    errors: List[str] = []
+    notes: List[str] = []
+    targets = resolve_targets(paths, errors, notes)
+    for message in errors:
+        sys.stderr.write(f"echoes-lsp check: error: {message}\n")
+    if errors or not targets:
+        return None
+    return targets
+
+
+def _check_all(watched: List[Watched], cwd: str) -> None:
+    """The first check of every workspace."""
+    gc.disable()
+    try:
+        for item in watched:
+            item.check_all()
+            item.refresh(list(item.space.findings), cwd)
+    finally:
+        # The loaded model lives as long as the process: keep it out of every later
+        # collection, which then only looks at what changes.
+        gc.freeze()
+        gc.enable()
+
+
+def _watching_header(watched: List[Watched], interval: float, cwd: str) -> str:
+    roots = ", ".join(display_path(item.space.vault.root, cwd) for item in watched)
+    return f"[{time.strftime('%H:%M:%S')}] watching {roots} every {interval:g}s (Ctrl-C to stop)"
+
+
+def _next_report(
+    args: argparse.Namespace, watched: List[Watched], sources: SourceCache, cwd: str
+) -> Optional[Tuple[Report, str, str]]:
+    """One poll: when files changed, re-check what they affect and return the new report,
+    its header and its rendered body; None when nothing changed."""
+    changes = [(item, *item.poll()) for item in watched]
+    if not any(changed or removed for _item, changed, removed in changes):
+        return None
+    detected = time.perf_counter()
+    rechecked, touched = _apply_changes(changes, cwd)
+    sources.forget(rechecked | set(touched))
+    report = _report(watched, time.perf_counter() - detected, cwd)
+    body = _render(args, watched, report, sources)
+    # Detection to a rendered report, ready to print.
+    elapsed_ms = (time.perf_counter() - detected) * 1000
+    return report, _change_header(watched, touched, len(rechecked), elapsed_ms, cwd), body
+
+
+def _apply_changes(
+    changes: List[Tuple[Watched, Set[str], Set[str]]], cwd: str
+) -> Tuple[Set[str], List[str]]:
+    """Each workspace takes its changes; the files re-checked, and those that changed."""
+    rechecked: Set[str] = set()
+    touched: List[str] = []
+    for item, changed, removed in changes:
+        if changed or removed:
+            done = item.apply(changed, removed)
+            item.refresh(done, cwd)
+            rechecked |= done
+            touched.extend(sorted(changed | removed))
+    return rechecked, touched
+
+
+def _change_header(
+    watched: List[Watched], touched: List[str], rechecked: int, elapsed_ms: float, cwd: str
+) -> str:
+    """What changed, how many files were re-checked and how fast, and any vault gone missing."""
+    shown = ", ".join(clean(display_path(p, cwd)) for p in touched[:3])
+    if len(touched) > 3:
+        shown += f" and {len(touched) - 3} more"
+    gone = [
+        display_path(item.space.vault.root, cwd)
+        for item in watched
+        if not os.path.isdir(item.space.vault.root)
+    ]
+    header = (
+        f"[{time.strftime('%H:%M:%S')}] changed: {shown}; "
+        f"re-checked {rechecked} file{'s' if rechecked != 1 else ''} in "
+        f"{elapsed_ms:.1f} ms"
+    )
+    if gone:
+        header += f"\n{', '.join(gone)} is missing; waiting for it to come back"
+    return header
 
 
 def _is_tty() -> bool:

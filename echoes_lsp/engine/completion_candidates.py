@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..runtime import echoes_vault as rules
 from .catalog import Card, catalog
@@ -31,6 +31,8 @@ KEY_PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 KEY_VALUE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):([ \t]*)(.*)$")
 LIST_ITEM = re.compile(r"^([ \t]+)-([ \t]*)(.*)$")
 SCALAR_VALUES = ("type", "status")
+# The frontmatter values and keys the vault uses, most used first (`Catalog.vocabulary`).
+Vocabulary = Dict[str, List[Tuple[str, int]]]
 
 
 @dataclass(frozen=True)
@@ -351,63 +353,98 @@ def key_candidate(key: str, has_colon: bool, end: int, detail: str, sort_text: s
 def _frontmatter(
     vault: Vault, frontmatter: rules.Frontmatter, lines: Sequence[str], line: int, column: int
 ) -> Optional[Completions]:
+    """A key being typed, the value of a `key:`, or an item of the `stack` list."""
     text = lines[line]
     before = text[:column]
     vocabulary = catalog(vault).vocabulary()
     if not before or KEY_PREFIX.match(before):
-        end = column
-        while end < len(text) and (text[end].isalnum() or text[end] in "_-"):
-            end += 1
-        rest = text[end:].lstrip()
-        if rest and not rest.startswith(":"):
-            return None
-        has_colon = rest.startswith(":")
-        present = {key for key, found in frontmatter.fields.items() if found.line != line}
-        items: List[Candidate] = []
-        for index, key in enumerate(rules.REQUIRED_FIELDS):
-            if key in present:
-                continue
-            items.append(key_candidate(key, has_colon, end, "required", f"0{index:04d}"))
-        for index, (key, count) in enumerate(vocabulary["keys"]):
-            if key in present or key in rules.REQUIRED_FIELDS:
-                continue
-            detail = f"used on {count} page{'s' if count != 1 else ''}"
-            items.append(key_candidate(key, has_colon, end, detail, f"1{index:04d}"))
-        return Completions(items)
+        return _key_completions(frontmatter, vocabulary["keys"], text, line, column)
     match = KEY_VALUE.match(before)
     if match is not None:
-        key, space, value = match.groups()
-        if key in SCALAR_VALUES:
-            start = column - len(value)
-            end = len(text.rstrip())
-            lead = "" if space else " "
-            return Completions(
-                _values(vocabulary[key], lead, start if space else column, max(end, column))
-            )
-        if key == "stack":
-            return _stack_inline(vocabulary["stack"], text, column, space, value)
-        return None
+        return _value_completions(vocabulary, text, column, match)
     item = LIST_ITEM.match(before)
     if item is not None and _owner(lines, line, frontmatter.open_line) == "stack":
-        _indent, space, value = item.groups()
-        siblings = set()
-        for number in range(frontmatter.open_line + 1, frontmatter.close_line or len(lines)):
-            if number == line:
-                continue
-            other = LIST_ITEM.match(lines[number])
-            if other is not None:
-                siblings.add(other.group(3).strip())
+        return _stack_item_completions(vocabulary["stack"], frontmatter, lines, line, column, item)
+    return None
+
+
+def _key_completions(
+    frontmatter: rules.Frontmatter,
+    used_keys: Sequence[Tuple[str, int]],
+    text: str,
+    line: int,
+    column: int,
+) -> Optional[Completions]:
+    """The required keys, then the keys other pages use, leaving out those already present."""
+    end = column
+    while end < len(text) and (text[end].isalnum() or text[end] in "_-"):
+        end += 1
+    rest = text[end:].lstrip()
+    if rest and not rest.startswith(":"):
+        return None
+    has_colon = rest.startswith(":")
+    present = {key for key, found in frontmatter.fields.items() if found.line != line}
+    items: List[Candidate] = []
+    for index, key in enumerate(rules.REQUIRED_FIELDS):
+        if key in present:
+            continue
+        items.append(key_candidate(key, has_colon, end, "required", f"0{index:04d}"))
+    for index, (key, count) in enumerate(used_keys):
+        if key in present or key in rules.REQUIRED_FIELDS:
+            continue
+        items.append(key_candidate(key, has_colon, end, _used_on(count), f"1{index:04d}"))
+    return Completions(items)
+
+
+def _value_completions(
+    vocabulary: Vocabulary, text: str, column: int, match: re.Match[str]
+) -> Optional[Completions]:
+    """The values the vault uses for `type` and `status`, and the items of an inline `stack`."""
+    key, space, value = match.groups()
+    if key in SCALAR_VALUES:
+        start = column - len(value)
         end = len(text.rstrip())
-        start = column - len(value) if space else column
         lead = "" if space else " "
         return Completions(
-            [
-                candidate
-                for candidate in _values(vocabulary["stack"], lead, start, max(end, column))
-                if candidate.label not in siblings
-            ]
+            _values(vocabulary[key], lead, start if space else column, max(end, column))
         )
+    if key == "stack":
+        return _stack_inline(vocabulary["stack"], text, column, space, value)
     return None
+
+
+def _stack_item_completions(
+    counted: Sequence[Tuple[str, int]],
+    frontmatter: rules.Frontmatter,
+    lines: Sequence[str],
+    line: int,
+    column: int,
+    item: re.Match[str],
+) -> Completions:
+    """A `- item` of a block `stack` list: the vault's stack values not listed yet."""
+    _indent, space, value = item.groups()
+    siblings: Set[str] = set()
+    for number in range(frontmatter.open_line + 1, frontmatter.close_line or len(lines)):
+        if number == line:
+            continue
+        other = LIST_ITEM.match(lines[number])
+        if other is not None:
+            siblings.add(other.group(3).strip())
+    text = lines[line]
+    end = len(text.rstrip())
+    start = column - len(value) if space else column
+    lead = "" if space else " "
+    return Completions(
+        [
+            candidate
+            for candidate in _values(counted, lead, start, max(end, column))
+            if candidate.label not in siblings
+        ]
+    )
+
+
+def _used_on(count: int) -> str:
+    return f"used on {count} page{'s' if count != 1 else ''}"
 
 
 def _values(counted: Sequence[Tuple[str, int]], lead: str, start: int, end: int) -> List[Candidate]:
@@ -418,7 +455,7 @@ def _values(counted: Sequence[Tuple[str, int]], lead: str, start: int, end: int)
             start=start,
             end=end,
             kind=VALUE,
-            detail=f"used on {count} page{'s' if count != 1 else ''}",
+            detail=_used_on(count),
             sort_text=f"{index:05d}",
             filter_text=value,
         )
@@ -448,7 +485,7 @@ def _stack_inline(
                     start=column,
                     end=max(end, column),
                     kind=VALUE,
-                    detail=f"used on {count} page{'s' if count != 1 else ''}",
+                    detail=_used_on(count),
                     sort_text=f"{index:05d}",
                     filter_text=item,
                 )
@@ -477,7 +514,7 @@ def _stack_inline(
                 start=start,
                 end=max(end, column),
                 kind=VALUE,
-                detail=f"used on {count} page{'s' if count != 1 else ''}",
+                detail=_used_on(count),
                 sort_text=f"{index:05d}",
             )
             for index, (item, count) in enumerate(counted)

@@ -13,7 +13,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 from ..runtime import echoes_vault as rules
 from . import index_drift, page_fixes
 from .codes import CODES, SEVERITY_RANK, matches
-from .markdown import heading_key, page_stem
+from .markdown import Link, heading_key, page_stem
 from .vault import (
     ASSET,
     DAILY,
@@ -187,103 +187,87 @@ def _plain_link(vault: Vault, inner: str) -> bool:
     return found is not None and not found.deprecated
 
 
-def _plain_memo(vault: Vault, targets: List[str]) -> Dict[str, bool]:
-    """`_plain_link` of every target, memoized for the vault as it is now."""
-    memo = vault.memo("plain-links")
+def _plain_links(vault: Vault, targets: List[str]) -> Dict[str, bool]:
+    """`_plain_link` of every target (and of others asked before), kept for the vault as it
+    is now."""
+    plain = vault.cached_answers("plain-links")
     for inner in targets:
-        if inner not in memo:
-            memo[inner] = _plain_link(vault, inner)
-    return memo
+        if inner not in plain:
+            plain[inner] = _plain_link(vault, inner)
+    return plain
 
 
 def _link_findings(vault: Vault, entry: Entry) -> List[Finding]:
     findings: List[Finding] = []
-    if entry.structure is None:
-        return findings
-    # Plain links have no findings. An unscanned page whose every candidate link is plain has
-    # none (its links are a subset of the candidates); otherwise only its other links are
-    # located, with the same positions a full scan gives.
-    structure = entry.structure
-    targets = structure.link_targets()
-    if targets is None:
-        links = structure.links
-    else:
-        plain = _plain_memo(vault, targets)
-        if all(map(plain.__getitem__, targets)):
-            return findings
-        links = structure.links_except(plain.__getitem__, targets)
-    for link in links:
+    for link in _links_to_check(vault, entry):
         if link.is_asset:
             if not vault.asset_exists(link.target):
                 findings.append(
-                    Finding(
-                        "EV302",
-                        f"asset `{link.target}` is not in assets/",
-                        link.line,
-                        link.target_start,
-                        link.line,
-                        link.target_end,
-                    )
+                    _at_target(link, "EV302", f"asset `{link.target}` is not in assets/")
                 )
-            continue
-        stem = link.page_stem
-        if not stem:
-            target: Optional[Entry] = entry if entry.kind == PAGE else None
-            if target is None:
-                continue
         else:
-            target = vault.page(stem)
-            if target is None:
-                findings.append(
-                    Finding(
-                        "EV300",
-                        f"no page named `{stem}` in pages/",
-                        link.line,
-                        link.target_start,
-                        link.line,
-                        link.target_end,
-                    )
-                )
-                continue
-            if target.deprecated and target is not entry:
-                findings.append(
-                    Finding(
-                        "EV301",
-                        f"`{stem}` is deprecated" + _replacement_hint(vault, target),
-                        link.line,
-                        link.target_start,
-                        link.line,
-                        link.target_end,
-                    )
-                )
-        if target.structure is None:
-            continue
-        if link.heading:
-            wanted = heading_key(link.heading)
-            if not target.structure.has_heading(wanted):
-                findings.append(
-                    Finding(
-                        "EV303",
-                        f"heading `{link.heading}` not found in `{target.stem}`",
-                        link.line,
-                        link.anchor_start,
-                        link.line,
-                        link.anchor_end,
-                    )
-                )
-        elif link.block is not None:
-            if not target.structure.has_block(link.block):
-                findings.append(
-                    Finding(
-                        "EV303",
-                        f"block `^{link.block}` not found in `{target.stem}`",
-                        link.line,
-                        link.anchor_start,
-                        link.line,
-                        link.anchor_end,
-                    )
-                )
+            findings.extend(_page_link_findings(vault, entry, link))
     return findings
+
+
+def _links_to_check(vault: Vault, entry: Entry) -> Sequence[Link]:
+    """Plain links have no findings. An unscanned page whose every candidate link is plain has
+    none (its links are a subset of the candidates); otherwise only its other links are
+    located, with the same positions a full scan gives."""
+    structure = entry.structure
+    if structure is None:
+        return ()
+    targets = structure.link_targets()
+    if targets is None:
+        return structure.links
+    plain = _plain_links(vault, targets)
+    if all(map(plain.__getitem__, targets)):
+        return ()
+    return structure.links_except(plain.__getitem__, targets)
+
+
+def _page_link_findings(vault: Vault, entry: Entry, link: Link) -> List[Finding]:
+    """A link to a missing page; to a deprecated one; to an anchor its page lacks. A link with
+    no page name points into the page it sits in."""
+    stem = link.page_stem
+    if not stem:
+        if entry.kind != PAGE:
+            return []
+        return _anchor_findings(entry, link)
+    target = vault.page(stem)
+    if target is None:
+        return [_at_target(link, "EV300", f"no page named `{stem}` in pages/")]
+    findings: List[Finding] = []
+    if target.deprecated and target is not entry:
+        message = f"`{stem}` is deprecated" + _replacement_hint(vault, target)
+        findings.append(_at_target(link, "EV301", message))
+    return findings + _anchor_findings(target, link)
+
+
+def _anchor_findings(target: Entry, link: Link) -> List[Finding]:
+    """EV303 when the heading or block a link names is not in its target."""
+    structure = target.structure
+    if structure is None:
+        return []
+    if link.heading:
+        if not structure.has_heading(heading_key(link.heading)):
+            message = f"heading `{link.heading}` not found in `{target.stem}`"
+            return [_at_anchor(link, "EV303", message)]
+    elif link.block is not None:
+        if not structure.has_block(link.block):
+            message = f"block `^{link.block}` not found in `{target.stem}`"
+            return [_at_anchor(link, "EV303", message)]
+    return []
+
+
+def _at_target(link: Link, code: str, message: str) -> Finding:
+    """A finding on the page or asset name of a link."""
+    return Finding(code, message, link.line, link.target_start, link.line, link.target_end)
+
+
+def _at_anchor(link: Link, code: str, message: str) -> Finding:
+    """A finding on the `#heading` or `^block` of a link."""
+    return Finding(code, message, link.line, link.anchor_start, link.line, link.anchor_end)
 
 
 def replacement(vault: Vault, entry: Entry) -> Optional[Entry]:
@@ -303,11 +287,11 @@ def replacement(vault: Vault, entry: Entry) -> Optional[Entry]:
 
 
 def _replacement_hint(vault: Vault, entry: Entry) -> str:
-    memo = vault.memo("replacement-hints")
-    hint = memo.get(entry.path)
+    hints = vault.cached_answers("replacement-hints")
+    hint = hints.get(entry.path)
     if hint is None:
         found = replacement(vault, entry)
-        hint = memo[entry.path] = f"; use `[[{found.stem}]]` instead" if found else ""
+        hint = hints[entry.path] = f"; use `[[{found.stem}]]` instead" if found else ""
     return hint
 
 
@@ -315,10 +299,10 @@ def expected_index(vault: Vault) -> Optional[str]:
     """The index the runtime would generate, or None when it would refuse to build one: a page is
     invalid or unreadable, has an unsafe name, or collides with another. Like the runtime, symbolic
     links are left out of the index rather than blocking it."""
-    memo = vault.memo("expected-index")
-    if "text" not in memo:
-        memo["text"] = _build_index(vault)
-    return memo["text"]  # type: ignore[no-any-return]
+    answers = vault.cached_answers("expected-index")
+    if "text" not in answers:
+        answers["text"] = _build_index(vault)
+    return answers["text"]  # type: ignore[no-any-return]
 
 
 def _build_index(vault: Vault) -> Optional[str]:

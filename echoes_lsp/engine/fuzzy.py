@@ -18,7 +18,7 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ..runtime import echoes_vault as rules
 
@@ -209,81 +209,107 @@ class NameIndex:
         if not matcher.query:
             count = min(limit, len(self.names))
             return [(1, index) for index in range(count)], len(self.names) > limit
+        crowded = self._crowded_prefix(matcher.query, limit)
+        if crowded is not None:
+            return crowded, True
         budget = max(limit * BUDGET_FACTOR, MIN_BUDGET)
         scores: Dict[int, int] = {}
-        names = self.names
-        # Tier 1: prefixes (exact matches are the shortest of them).
-        for variant in matcher.variants:
-            low, high = self._prefix(variant)
-            if high - low > limit and variant is matcher.query:
-                keys = heapq.nsmallest(limit, self.prefix_keys[low:high])
-                chosen = [key % _SCALE for key in keys]
-                return [(prefix_score(names[i], variant), i) for i in chosen], True
-            for key in self.prefix_keys[low:high]:
-                index = key % _SCALE
-                value = prefix_score(names[index], variant)
-                if value > scores.get(index, 0):
-                    scores[index] = value
-        # Tier 2: the query at a word start inside a name, then (two or more characters only,
-        # and within the budget) anywhere inside it.
-        boundary = re.escape("".join(sorted(BOUNDARIES)))
-        skipped = False
-        for variant in matcher.variants:
-            if len(variant) == 1:
-                for offset, index in self._walk(
-                    f"(?<=[{boundary}]){re.escape(variant)}", self.blob
-                ):
-                    value = inner_score(names[index], offset - self.starts[index])
-                    if value > scores.get(index, 0):
-                        scores[index] = value
-                continue
-            found = 0
-            # Occurrences of a query that can overlap itself (`--` twice in `a---`) are all
-            # found: the later one may begin a word and score higher.
-            overlaps = any(variant[:k] == variant[-k:] for k in range(1, len(variant)))
-            for offset, index in self._walk(re.escape(variant), self.blob, overlaps):
-                position = offset - self.starts[index]
-                if position == 0:
-                    continue
-                value = inner_score(names[index], position)
-                if value < WORD - 200:
-                    if index in scores:
-                        continue
-                    if found >= budget:
-                        skipped = True
-                        continue
-                    found += 1
-                if value > scores.get(index, 0):
-                    scores[index] = value
-        # Tier 3: the letters in order.
+        self._add_prefixes(matcher, scores)
+        skipped = self._add_inner_matches(matcher, scores, budget)
         if matcher.pattern is not None and matcher.letters > 1:
-            if len(scores) >= limit:
-                skipped = True
-            else:
-                found = 0
-                for match in matcher.pattern.finditer(self.blob):
-                    index = bisect_right(self.starts, match.start()) - 1
-                    if index in scores:
-                        continue
-                    start = self.starts[index]
-                    scores[index] = subsequence_score(
-                        names[index], match.start() - start, match.end() - start, matcher.letters
-                    )
-                    found += 1
-                    if found >= budget:
-                        skipped = True
-                        break
-        # Tier 4: summaries.
+            skipped = (
+                self._add_subsequences(matcher.pattern, matcher.letters, scores, budget, limit)
+                or skipped
+            )
         if len(matcher.query) >= SUMMARY_MIN_QUERY:
             if len(scores) >= limit:
                 skipped = True
             else:
-                skipped = self._summaries(matcher, scores, budget, limit) or skipped
-        top = _SCALE - 1
-        packed = [value * _SCALE + (top - index) for index, value in scores.items()]
-        best = heapq.nlargest(limit, packed)
-        more = len(packed) > limit or skipped
-        return [(key // _SCALE, top - key % _SCALE) for key in best], more
+                skipped = self._add_summaries(matcher, scores, budget, limit) or skipped
+        return _best(scores, limit, skipped)
+
+    def _crowded_prefix(self, query: str, limit: int) -> Optional[List[Tuple[int, int]]]:
+        """The answer when more names start with the query than the list holds: the shortest of
+        them fill it and outrank every other tier, so nothing else need be searched."""
+        low, high = self._prefix(query)
+        if high - low <= limit:
+            return None
+        keys = heapq.nsmallest(limit, self.prefix_keys[low:high])
+        return [(prefix_score(self.names[i], query), i) for i in (key % _SCALE for key in keys)]
+
+    def _add_prefixes(self, matcher: Matcher, scores: Dict[int, int]) -> None:
+        """Tier 1: prefixes (exact matches are the shortest of them)."""
+        for variant in matcher.variants:
+            low, high = self._prefix(variant)
+            for key in self.prefix_keys[low:high]:
+                index = key % _SCALE
+                _keep_best(scores, index, prefix_score(self.names[index], variant))
+
+    def _add_inner_matches(self, matcher: Matcher, scores: Dict[int, int], budget: int) -> bool:
+        """Tier 2: the query at a word start inside a name, then (two or more characters only,
+        and within the budget) anywhere inside it. True when the budget cut the search short."""
+        skipped = False
+        for variant in matcher.variants:
+            if len(variant) == 1:
+                self._add_word_starts(variant, scores)
+            else:
+                skipped = self._add_substrings(variant, scores, budget) or skipped
+        return skipped
+
+    def _add_word_starts(self, letter: str, scores: Dict[int, int]) -> None:
+        """A single character matches only where a word of the name begins."""
+        boundary = re.escape("".join(sorted(BOUNDARIES)))
+        for offset, index in self._walk(f"(?<=[{boundary}]){re.escape(letter)}", self.blob):
+            _keep_best(scores, index, inner_score(self.names[index], offset - self.starts[index]))
+
+    def _add_substrings(self, variant: str, scores: Dict[int, int], budget: int) -> bool:
+        """Matches at a word start always count; matches inside a word count while the budget
+        lasts (True when it ran out)."""
+        skipped = False
+        found = 0
+        # Occurrences of a query that can overlap itself (`--` twice in `a---`) are all
+        # found: the later one may begin a word and score higher.
+        overlaps = any(variant[:k] == variant[-k:] for k in range(1, len(variant)))
+        for offset, index in self._walk(re.escape(variant), self.blob, overlaps):
+            position = offset - self.starts[index]
+            if position == 0:
+                continue
+            value = inner_score(self.names[index], position)
+            if value < WORD - 200:
+                if index in scores:
+                    continue
+                if found >= budget:
+                    skipped = True
+                    continue
+                found += 1
+            _keep_best(scores, index, value)
+        return skipped
+
+    def _add_subsequences(
+        self,
+        pattern: re.Pattern[str],
+        letters: int,
+        scores: Dict[int, int],
+        budget: int,
+        limit: int,
+    ) -> bool:
+        """Tier 3: the letters in order, for names no better tier found. True when the list was
+        already full or the budget cut the search short."""
+        if len(scores) >= limit:
+            return True
+        found = 0
+        for match in pattern.finditer(self.blob):
+            index = bisect_right(self.starts, match.start()) - 1
+            if index in scores:
+                continue
+            start = self.starts[index]
+            scores[index] = subsequence_score(
+                self.names[index], match.start() - start, match.end() - start, letters
+            )
+            found += 1
+            if found >= budget:
+                return True
+        return False
 
     def _walk(
         self, pattern: str, blob: str, overlapping: bool = False
@@ -302,35 +328,66 @@ class NameIndex:
                 index += 1
             yield offset, index
 
-    def _summaries(self, matcher: Matcher, scores: Dict[int, int], budget: int, limit: int) -> bool:
-        """Add summary matches; True when the budget cut the search short."""
+    def _add_summaries(
+        self, matcher: Matcher, scores: Dict[int, int], budget: int, limit: int
+    ) -> bool:
+        """Tier 4: add summary matches; True when the budget cut the search short."""
+        found = self._add_summary_phrases(matcher.query, scores, budget)
+        if found >= budget:
+            return True
+        if len(matcher.words) <= 1:
+            return False
+        if len(scores) >= limit:
+            return True
+        for index in sorted(self._summaries_with_every_word(matcher.words)):
+            if index not in scores:
+                scores[index] = SUMMARY_WORDS
+                found += 1
+                if found >= budget:
+                    return True
+        return False
+
+    def _add_summary_phrases(self, query: str, scores: Dict[int, int], budget: int) -> int:
+        """Summaries holding the whole query, until the budget is spent; how many were added."""
         blob = self.summary_blob
         starts = self.summary_starts
         found = 0
-        for match in re.finditer(re.escape(matcher.query), blob):
+        for match in re.finditer(re.escape(query), blob):
             index = bisect_right(starts, match.start()) - 1
             if index in scores:
                 continue
             scores[index] = summary_score(self.summaries[index], match.start() - starts[index])
             found += 1
             if found >= budget:
-                return True
-        if len(matcher.words) > 1:
-            if len(scores) >= limit:
-                return True
-            # Lines holding every word: intersect the lines of each word (literal searches).
-            common: Optional[set] = None
-            for word in sorted(matcher.words, key=len, reverse=True):
-                lines = set()
-                for match in re.finditer(re.escape(word), blob):
-                    lines.add(bisect_right(starts, match.start()) - 1)
-                common = lines if common is None else common & lines
-                if not common:
-                    break
-            for index in sorted(common or ()):
-                if index not in scores:
-                    scores[index] = SUMMARY_WORDS
-                    found += 1
-                    if found >= budget:
-                        return True
-        return False
+                break
+        return found
+
+    def _summaries_with_every_word(self, words: Sequence[str]) -> Set[int]:
+        """Lines holding every word: intersect the lines of each word (literal searches)."""
+        blob = self.summary_blob
+        starts = self.summary_starts
+        common: Optional[Set[int]] = None
+        for word in sorted(words, key=len, reverse=True):
+            lines: Set[int] = set()
+            for match in re.finditer(re.escape(word), blob):
+                lines.add(bisect_right(starts, match.start()) - 1)
+            common = lines if common is None else common & lines
+            if not common:
+                break
+        return common or set()
+
+
+def _keep_best(scores: Dict[int, int], index: int, value: int) -> None:
+    """A name keeps the best score any tier gave it."""
+    if value > scores.get(index, 0):
+        scores[index] = value
+
+
+def _best(scores: Dict[int, int], limit: int, skipped: bool) -> Tuple[List[Tuple[int, int]], bool]:
+    """The best `limit` of `scores`, best first with ties in display order (scores and indexes
+    packed into one integer so the selection runs at C speed), and whether more may match."""
+    top = _SCALE - 1
+    packed = [value * _SCALE + (top - index) for index, value in scores.items()]
+    best = heapq.nlargest(limit, packed)
+    more = len(packed) > limit or skipped
+    return [(key // _SCALE, top - key % _SCALE) for key in best], more

@@ -76,7 +76,7 @@ def classify(rel: str) -> str:
     return OTHER_MD if is_md else OTHER
 
 
-class Face(NamedTuple):
+class PublicFacts(NamedTuple):
     """What other pages can see of a page: a change here re-checks its backlinks."""
 
     deprecated: bool
@@ -156,6 +156,22 @@ class Entry:
         # size).
         self.linked: Tuple[str, ...] = ()
 
+    def reset(self, stamp: Optional[Tuple[int, int]]) -> None:
+        """Forget what the last parse found, before parsing again."""
+        self.adopted = False
+        self.replaced_by = None
+        self.read_error = None
+        self.info = None
+        self.body_line = 0
+        self.field_keys = ()
+        self.structure = None
+        self.secrets = ()
+        self.conflicts = ()
+        self.preview = ()
+        self.title = None
+        self.title_line = 0
+        self.stamp = stamp
+
     def __repr__(self) -> str:
         return f"Entry({self.rel!r}, {self.kind}, parsed={self.parsed})"
 
@@ -163,9 +179,9 @@ class Entry:
     def deprecated(self) -> bool:
         return self.info is not None and self.info.deprecated
 
-    def face(self) -> Face:
+    def public_facts(self) -> PublicFacts:
         structure = self.structure
-        return Face(
+        return PublicFacts(
             self.deprecated,
             self.info.summary if self.info else None,
             structure.anchors if structure else "",
@@ -453,6 +469,45 @@ def read_marker(vault_root: str) -> Marker:
     return Marker(True, version, None, line)
 
 
+def _keep_closed(entry: Entry, found: Analysis) -> None:
+    """Shrink the analysis of a file no editor holds open: no preview, no fields, and (see
+    `Structure.closed`) only the link keys and anchors of its structure."""
+    entry.preview = ()  # read again from the disk when shown (see `Vault.preview`)
+    if found.info is not None:
+        entry.info = without_fields(found.info)
+    structure = found.structure
+    if structure is None or not (structure.links or structure.headings or structure.blocks):
+        return
+    if entry.counts is None:
+        entry.linked = tuple(key for key, count in found.counts.items() for _ in range(count))
+    entry.structure = Structure.closed(structure, entry.path, _disk_text, entry.body_line)
+
+
+def _parse_for_batch(entry: Entry, text: str) -> None:
+    """The parse of a lean model (one batch check): no hash, and structures scanned later, only
+    when a diagnostic needs them."""
+    entry.text_hash = None
+    entry.ascii = text.isascii()
+    entry.secrets = rules.find_secrets(text)
+    if entry.kind == PAGE:
+        entry.info = rules.analyze_page(text)
+        body = entry.body_line = entry.info.body_line
+        entry.field_keys = field_keys(entry.info)
+        # A batch check scans a page only when one of its links may need a diagnostic or
+        # another page links to one of its anchors; it shows no previews or titles, and
+        # reads the callout of deprecated pages only.
+        entry.structure = Structure.deferred(text, body)
+        entry.callout = entry.deprecated and has_deprecated_callout(
+            text.split("\n", body + 12)[: body + 12], body
+        )
+        return
+    if rules.may_hold_conflict_markers(text):
+        entry.conflicts = rules.find_conflict_markers(text.split("\n"))
+    if entry.kind in (DAILY, LEGACY_DAILY):
+        # a batch check locates a daily entry's links only when one needs a diagnostic
+        entry.structure = Structure.deferred(text)
+
+
 class Vault:
     """One `EchoesVault/` directory."""
 
@@ -482,15 +537,16 @@ class Vault:
         # listeners hear which file changed (None: possibly all of them).
         self.generation = 0
         self.listeners: List[Callable[[Optional[str]], None]] = []
-        self._memos: Dict[str, Dict[str, Any]] = {}
-        self._memo_generation = -1
+        self._answers: Dict[str, Dict[str, Any]] = {}
+        self._answers_generation = -1
 
-    def memo(self, name: str) -> Dict[str, Any]:
-        """A named memo of answers about the model; emptied by any change to the model."""
-        if self._memo_generation != self.generation:
-            self._memos.clear()
-            self._memo_generation = self.generation
-        return self._memos.setdefault(name, {})
+    def cached_answers(self, name: str) -> Dict[str, Any]:
+        """A named store of answers about the model as it is now; emptied by any change to the
+        model."""
+        if self._answers_generation != self.generation:
+            self._answers.clear()
+            self._answers_generation = self.generation
+        return self._answers.setdefault(name, {})
 
     def _changed(self, path: Optional[str] = None) -> None:
         self.generation += 1
@@ -672,6 +728,8 @@ class Vault:
     def _parse(
         self, entry: Entry, text: Optional[str], prepared: Optional[Prepared] = None
     ) -> None:
+        """Parse a file (`text`, else its text on disk) into its entry, replacing what the
+        last parse found."""
         self._changed(entry.path)
         # A prepared analysis carries the backlink change against the counts it started from;
         # when the file was parsed again meanwhile, its links are unlinked and linked in full.
@@ -683,89 +741,40 @@ class Vault:
         if not self.lean and delta is None:
             self._unlink(entry)
         entry.parsed = True
-        entry.adopted = False
-        entry.replaced_by = None
-        entry.read_error = None
-        entry.info = None
-        entry.body_line = 0
-        entry.field_keys = ()
-        entry.structure = None
-        entry.secrets = ()
-        entry.conflicts = ()
-        entry.preview = ()
-        entry.title = None
-        entry.title_line = 0
-        entry.stamp = None if self.lean else stamp_of(entry.path)
+        entry.reset(None if self.lean else stamp_of(entry.path))
         if text is None:
             text, entry.read_error = read_text(entry.path)
         if text is None:
             entry.text_hash = None
-            return
-        if not self.lean:
+        elif self.lean:
+            _parse_for_batch(entry, text)
+        else:
             found = (
                 prepared.analysis if prepared is not None else analyse(entry.kind, entry.key, text)
             )
-            entry.text_hash = found.text_hash
-            entry.ascii = found.ascii
-            # an empty tuple is shared; an empty list is 56 bytes per file
-            entry.secrets = found.secrets or ()
-            entry.info = found.info
-            if found.info is not None:
-                entry.body_line = found.info.body_line
-                entry.field_keys = field_keys(found.info)
-            entry.structure = found.structure
-            entry.callout = found.callout
-            entry.preview = found.preview
-            entry.title = found.title
-            entry.title_line = found.title_line
-            entry.conflicts = found.conflicts or ()
-            if delta is not None:
-                self._shift(entry.path, delta)
-            else:
-                self._shift(entry.path, found.counts)
-            entry.counts = found.counts if len(found.counts) > LARGE_LINK_KEYS else None
-            if entry.path not in self.overlays:
-                entry.preview = ()  # read again from the disk when shown (see `preview`)
-                if found.info is not None:
-                    entry.info = without_fields(found.info)
-            structure = found.structure
-            if (
-                structure is not None
-                and (structure.links or structure.headings or structure.blocks)
-                and entry.path not in self.overlays
-            ):
-                # A closed file keeps its link keys and anchors only (see Structure.closed).
-                if entry.counts is None:
-                    entry.linked = tuple(
-                        key for key, count in found.counts.items() for _ in range(count)
-                    )
-                entry.structure = Structure.closed(
-                    structure,
-                    entry.path,
-                    _disk_text,
-                    entry.body_line,
-                )
-            return
-        entry.text_hash = None
-        entry.ascii = text.isascii()
-        entry.secrets = rules.find_secrets(text)
-        if entry.kind == PAGE:
-            entry.info = rules.analyze_page(text)
-            body = entry.body_line = entry.info.body_line
-            entry.field_keys = field_keys(entry.info)
-            # A batch check scans a page only when one of its links may need a diagnostic or
-            # another page links to one of its anchors; it shows no previews or titles, and
-            # reads the callout of deprecated pages only.
-            entry.structure = Structure.deferred(text, body)
-            entry.callout = entry.deprecated and has_deprecated_callout(
-                text.split("\n", body + 12)[: body + 12], body
-            )
-        else:
-            if rules.may_hold_conflict_markers(text):
-                entry.conflicts = rules.find_conflict_markers(text.split("\n"))
-            if entry.kind in (DAILY, LEGACY_DAILY):
-                # a batch check locates a daily entry's links only when one needs a diagnostic
-                entry.structure = Structure.deferred(text)
+            self._install(entry, found, delta)
+
+    def _install(self, entry: Entry, found: Analysis, delta: Optional[Dict[str, int]]) -> None:
+        """Put an analysis into the model: the entry's results and its links in the backlink
+        index (by `delta` when the analysis was prepared against the entry's current counts)."""
+        entry.text_hash = found.text_hash
+        entry.ascii = found.ascii
+        # an empty tuple is shared; an empty list is 56 bytes per file
+        entry.secrets = found.secrets or ()
+        entry.info = found.info
+        if found.info is not None:
+            entry.body_line = found.info.body_line
+            entry.field_keys = field_keys(found.info)
+        entry.structure = found.structure
+        entry.callout = found.callout
+        entry.preview = found.preview
+        entry.title = found.title
+        entry.title_line = found.title_line
+        entry.conflicts = found.conflicts or ()
+        self._shift(entry.path, found.counts if delta is None else delta)
+        entry.counts = found.counts if len(found.counts) > LARGE_LINK_KEYS else None
+        if entry.path not in self.overlays:
+            _keep_closed(entry, found)
 
     @staticmethod
     def link_keys(entry: Entry) -> Dict[str, int]:
@@ -803,14 +812,14 @@ class Vault:
 
     # -- updates --------------------------------------------------------------------------------
 
-    def _face(self, key: str) -> Optional[Face]:
+    def _public_facts(self, key: str) -> Optional[PublicFacts]:
         paths = self.by_key.get(key)
         if not paths:
             return None
-        return self.ensure(self.entries[paths[0]]).face()
+        return self.ensure(self.entries[paths[0]]).public_facts()
 
-    def _changed_keys(self, key: str, before: Optional[Face]) -> Set[str]:
-        return {key} if key and self._face(key) != before else set()
+    def _changed_keys(self, key: str, before: Optional[PublicFacts]) -> Set[str]:
+        return {key} if key and self._public_facts(key) != before else set()
 
     def describe(self, path: str) -> Optional[Tuple[str, str]]:
         """The kind and page key a file of the vault has (None outside it or excluded)."""
@@ -844,7 +853,7 @@ class Vault:
             key = (
                 rules.page_key(rules.nfc(rel.split("/")[-1][:-3])) if classify(rel) == PAGE else ""
             )
-            before = self._face(key) if key else None
+            before = self._public_facts(key) if key else None
             entry = self._register(path, rel, symlink)
             if not entry.parsed:
                 self.pending.discard(path)
@@ -852,7 +861,7 @@ class Vault:
             return self._changed_keys(key, before) if key else set()
         if entry.kind not in READ_KINDS or entry.symlink:
             return set()
-        before = self._face(entry.key) if entry.key else None
+        before = self._public_facts(entry.key) if entry.key else None
         self._parse(entry, text, prepared)
         return self._changed_keys(entry.key, before)
 
@@ -1004,7 +1013,7 @@ class Vault:
                     e.text_hash,
                     e.read_error,
                     tuple(e.info.problems) if e.info else None,
-                    e.face() if e.kind == PAGE else None,
+                    e.public_facts() if e.kind == PAGE else None,
                     tuple(e.structure.links) if e.structure else None,
                 )
                 for e in self.entries.values()

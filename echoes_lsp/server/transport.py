@@ -130,6 +130,19 @@ class FrameParser:
         return self._body(self._length)
 
     def _header(self) -> Optional[Item]:
+        block = self._header_block()
+        if block is None or isinstance(block, BadFrame):
+            return block
+        length = _content_length(block)
+        if isinstance(length, BadFrame):
+            return length
+        self._length = length
+        self._scanned = 0
+        return None
+
+    def _header_block(self) -> Union[BadFrame, bytes, None]:
+        """The next header block, taken from the buffer once complete (None until then), or a
+        report of the bytes skipped before it or of a block too long to be one."""
         buffer = self._buffer
         match = HEADER_NAME.search(buffer)
         if match is None:
@@ -149,24 +162,7 @@ class FrameParser:
             return skipped
         block = bytes(buffer[:end])
         del buffer[: end + 4]
-        length: Optional[int] = None
-        problem: Optional[str] = None
-        for line in block.split(b"\r\n"):
-            found = list(HEADER_NAME.finditer(line))
-            if not found:
-                continue
-            value = line[found[-1].end() :].strip()
-            if value.isdigit():
-                length, problem = int(value), None
-            else:
-                length, problem = None, "a Content-Length that is not a non-negative integer"
-        if problem is not None or length is None:
-            return BadFrame(problem or "a header block without Content-Length")
-        if length > MAX_BODY:
-            return BadFrame(f"a Content-Length over {MAX_BODY // (1024 * 1024)} MiB")
-        self._length = length
-        self._scanned = 0
-        return None
+        return block
 
     def _body(self, length: int) -> Optional[Item]:
         buffer = self._buffer
@@ -199,6 +195,27 @@ class FrameParser:
         del self._buffer[:at]
         self._length = None
         return BadFrame(reason, body)
+
+
+def _content_length(block: bytes) -> Union[int, BadFrame]:
+    """The body length a header block announces (its last Content-Length header counts), or why
+    it announces none that can be read."""
+    length: Optional[int] = None
+    problem: Optional[str] = None
+    for line in block.split(b"\r\n"):
+        found = list(HEADER_NAME.finditer(line))
+        if not found:
+            continue
+        value = line[found[-1].end() :].strip()
+        if value.isdigit():
+            length, problem = int(value), None
+        else:
+            length, problem = None, "a Content-Length that is not a non-negative integer"
+    if problem is not None or length is None:
+        return BadFrame(problem or "a header block without Content-Length")
+    if length > MAX_BODY:
+        return BadFrame(f"a Content-Length over {MAX_BODY // (1024 * 1024)} MiB")
+    return length
 
 
 def request_id(body: bytes) -> Any:
@@ -246,6 +263,11 @@ def describe(error: BaseException) -> str:
     return type(cause).__name__
 
 
+def _is_request(data: Dict[str, Any]) -> bool:
+    """A request has an id and a method; a response has an id only, a notification no id."""
+    return "id" in data and "method" in data
+
+
 class Conversation:
     """The JSON-RPC and LSP rules pygls leaves unchecked: a response for every request (-32600,
     -32602, -32002, -32700), nothing before `initialize` but `exit`, no request after
@@ -277,32 +299,11 @@ class Conversation:
         self.message(item.data)
 
     def message(self, data: Any) -> None:
-        if not isinstance(data, dict):
-            self.send_error(None, INVALID_REQUEST, "a message must be a JSON object")
+        """One decoded message: answered or dropped when it breaks a rule, else handed to pygls."""
+        if self._malformed(data) or self._out_of_turn(data):
             return
+        is_request = _is_request(data)
         method = data.get("method")
-        has_id = "id" in data
-        msg_id = data.get("id")
-        if has_id and not valid_id(msg_id):
-            self.send_error(None, INVALID_REQUEST, "the id must be an integer or a string")
-            return
-        is_request = has_id and "method" in data
-        if data.get("jsonrpc") != "2.0" or ("method" in data and not isinstance(method, str)):
-            if is_request:
-                self.send_error(msg_id, INVALID_REQUEST, "not a JSON-RPC 2.0 request")
-            else:
-                log.warning("dropped a message that is not JSON-RPC 2.0")
-            return
-        if not self.initialize_seen:
-            if is_request and method != types.INITIALIZE:
-                self.send_error(msg_id, SERVER_NOT_INITIALIZED, "the server is not initialized")
-                return
-            if not has_id and method != types.EXIT:
-                log.warning("dropped %s before initialize", method)
-                return
-        if self.shutdown_seen and is_request:
-            self.send_error(msg_id, INVALID_REQUEST, "the server is shutting down")
-            return
         try:
             structured = self.protocol.structure_message(data)
         except JsonRpcException as error:
@@ -313,6 +314,42 @@ class Conversation:
         if is_request and method == types.SHUTDOWN:
             self.shutdown_seen = True
         self.protocol.handle_message(structured)
+
+    def _malformed(self, data: Any) -> bool:
+        """Whether a message is no JSON-RPC 2.0 object with a usable id (a request among them is
+        answered with -32600, the rest dropped)."""
+        if not isinstance(data, dict):
+            self.send_error(None, INVALID_REQUEST, "a message must be a JSON object")
+            return True
+        if "id" in data and not valid_id(data["id"]):
+            self.send_error(None, INVALID_REQUEST, "the id must be an integer or a string")
+            return True
+        method = data.get("method")
+        if data.get("jsonrpc") == "2.0" and ("method" not in data or isinstance(method, str)):
+            return False
+        if _is_request(data):
+            self.send_error(data["id"], INVALID_REQUEST, "not a JSON-RPC 2.0 request")
+        else:
+            log.warning("dropped a message that is not JSON-RPC 2.0")
+        return True
+
+    def _out_of_turn(self, data: Dict[str, Any]) -> bool:
+        """Whether a message is out of turn: a request other than `initialize` or a notification
+        other than `exit` before `initialize`, a request after `shutdown`. A request is answered,
+        a notification dropped."""
+        method = data.get("method")
+        is_request = _is_request(data)
+        if not self.initialize_seen:
+            if is_request and method != types.INITIALIZE:
+                self.send_error(data["id"], SERVER_NOT_INITIALIZED, "the server is not initialized")
+                return True
+            if "id" not in data and method != types.EXIT:
+                log.warning("dropped %s before initialize", method)
+                return True
+        if self.shutdown_seen and is_request:
+            self.send_error(data["id"], INVALID_REQUEST, "the server is shutting down")
+            return True
+        return False
 
     def refuse(self, data: Dict[str, Any], is_request: bool, error: JsonRpcException) -> None:
         method = data.get("method")

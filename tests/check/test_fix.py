@@ -96,6 +96,9 @@ def test_fix_joins_a_summary_and_the_runtime_refreshes_the_index(clean_workspace
     diff = run_check("--diff", cwd=clean_workspace)
     assert diff.returncode == 1
     assert snapshot_files(clean_workspace) == before  # --diff writes nothing
+    with_a_missing_path = run_check("--diff", ".", "no-such-page.md", cwd=clean_workspace)
+    assert with_a_missing_path.returncode == 2  # a usage error outranks the changes to show
+    assert with_a_missing_path.stdout == diff.stdout
     assert (
         "-summary: >\n-  A summary folded\n-  over two lines.\n+summary: A summary folded over two lines.\n"
         in diff.stdout

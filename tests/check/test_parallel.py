@@ -144,8 +144,8 @@ def waits_in_parent(real: Callable[..., Any], wait: Callable[[], None]) -> Any:
 @pytest.mark.parametrize(
     ("stage", "claiming", "jobs"),
     [
-        ("_work", None, 3),  # before claiming anything
-        ("_work", "_parse_claimed", 2),  # after claiming a run of pages
+        ("_worker_job", None, 3),  # before claiming anything
+        ("_worker_job", "_parse_claimed", 2),  # after claiming a run of pages
         ("_diagnose_claimed", "_diagnose_claimed", 2),  # after claiming the index
         ("_diagnose", None, 2),  # after the exchange, before reporting
     ],
@@ -177,6 +177,29 @@ def test_a_worker_that_dies_costs_time_not_findings(
         assert findings_of(root, jobs) == expected
     finally:
         handoff.close()
+
+
+def test_a_worker_that_cannot_take_the_facts_costs_time_not_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent claims no pages (so the worker parses them all), then cannot send the worker
+    the facts: it parses and diagnoses the worker's pages itself."""
+    root = mixed_vault(tmp_path / "w", pages=40, valid=True)
+    expected = findings_of(root, 1)
+    parent = os.getpid()
+    real_parse, real_send = parallel_check._parse_claimed, parallel_check._send
+
+    def parse_claimed(*args: Any) -> Any:
+        return {} if os.getpid() == parent else real_parse(*args)
+
+    def send(*args: Any) -> None:
+        if os.getpid() == parent:
+            raise BrokenPipeError("the worker is gone")
+        real_send(*args)
+
+    monkeypatch.setattr(parallel_check, "_parse_claimed", parse_claimed)
+    monkeypatch.setattr(parallel_check, "_send", send)
+    assert findings_of(root, 2) == expected
 
 
 def test_only_a_batch_model_adopts_pages_parsed_elsewhere(tmp_path: Path) -> None:

@@ -129,6 +129,8 @@ def test_folder_and_vault_paths(workspace: Path) -> None:
     }
     whole = json_report("EchoesVault", cwd=workspace)
     assert whole["summary"]["filesChecked"] == 19
+    named_workspace = json_report(".", cwd=workspace)
+    assert named_workspace["summary"]["filesChecked"] == 19
     from_inside = json_report(".", cwd=workspace / "EchoesVault" / "pages")
     assert from_inside["summary"]["filesChecked"] == 16  # 14 pages, notes.txt, drafts/idea.md
     assert {"conflicted.md", "drafts/idea.md"} <= set(by_path(from_inside))

@@ -176,6 +176,8 @@ def test_invalid_json_is_a_parse_error(wire: Wire) -> None:
     assert wire.response(None)["error"]["code"] == -32600
     wire.send({"jsonrpc": "1.0", "id": 9, "method": "textDocument/hover", "params": {}})
     assert wire.response(9)["error"]["code"] == -32600
+    wire.send({"jsonrpc": "2.0", "id": 11, "method": 5, "params": {}})
+    assert wire.response(11)["error"]["code"] == -32600  # a method is a string
     wire.send(hover(10))
     assert wire.response(10)["result"] is None
 

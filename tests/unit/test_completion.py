@@ -161,6 +161,14 @@ def test_frontmatter_values_by_use(vault: Vault) -> None:
     assert pick(bare, "python").new_text == "[python]"
 
 
+def test_block_stack_items_leave_out_the_other_items_only(vault: Vault) -> None:
+    text = "---\ntype: note\nstack:\n  - go\n  - python\nsummary: S.\n---\n"
+    found = run(vault, text, line=4, is_page=True)
+    assert labels(found) == ["python", "postgresql"]  # `go` is listed on another line
+    item = pick(found, "python")
+    assert (item.start, item.end, item.new_text) == (4, 10, "python")
+
+
 def test_frontmatter_keys_missing_only(vault: Vault) -> None:
     keys = run(vault, FRONT, line=4, column=0, is_page=True)
     assert labels(keys) == []  # every required key is present

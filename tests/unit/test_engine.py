@@ -72,3 +72,13 @@ def test_links_in_code_are_ignored(tmp_path: Path) -> None:
     body = "`[[a1]]` ``x [[a2]] x``\n\n```\n[[a3]]\n```\n\n~~~md\n[[a4]]\n~~~\n[[real-missing]]"
     vault = make_vault(tmp_path, {"a.md": page(body)})
     assert codes_of(vault, tmp_path, "a.md") == ["EV300"]
+
+
+def test_links_into_the_same_page_check_its_headings_and_blocks(tmp_path: Path) -> None:
+    body = "# Here\n\nA line. ^kept\n\n[[#Here]] [[#^kept]] [[#Gone]] [[#^lost]]"
+    vault = make_vault(tmp_path, {"a.md": page(body)})
+    findings = diagnose(vault, str(tmp_path / "EchoesVault" / "pages" / "a.md"))
+    assert [(f.code, f.message) for f in findings] == [
+        ("EV303", "heading `Gone` not found in `a`"),
+        ("EV303", "block `^lost` not found in `a`"),
+    ]

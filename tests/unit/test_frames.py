@@ -7,7 +7,7 @@ from typing import Any, List
 
 import pytest
 
-from echoes_lsp.server.transport import BadFrame, FrameParser, Item, Message
+from echoes_lsp.server.transport import MAX_BODY, BadFrame, FrameParser, Item, Message
 
 
 def frame(message: Any) -> bytes:
@@ -68,3 +68,6 @@ def test_an_oversized_length_is_refused_without_waiting_for_it() -> None:
     items = parse(b"Content-Length: 99999999999\r\n\r\n{}" + frame(GOOD[1]), 5)
     assert isinstance(items[0], BadFrame) and "over" in items[0].reason
     assert [item.data for item in items if isinstance(item, Message)] == [GOOD[1]]
+    just_over = FrameParser().feed(b"Content-Length: %d\r\n\r\n{}" % (MAX_BODY + 1))
+    assert just_over == [BadFrame("a Content-Length over 64 MiB")]
+    assert FrameParser().feed(b"Content-Length: %d\r\n\r\n{}" % MAX_BODY) == []  # waits

@@ -131,3 +131,11 @@ def test_index_agrees_with_scoring_one_by_one(
         assert capped == expected[:3]
         if len(expected) > 3:
             assert more
+
+
+def test_index_matches_summaries_holding_every_word_of_the_query() -> None:
+    names = ["alpha", "beta", "gamma", "delta"]
+    summaries = ["a rotation plan for keys", "keys only", "a plan", "keys, and a later rotation"]
+    found, more = index_of(names, summaries).search("keys rotation", 10)
+    assert [names[i] for _score, i in found] == ["alpha", "delta"]
+    assert not more
