@@ -111,7 +111,7 @@ def matching(diagnostics: List[types.Diagnostic], code: str) -> Optional[List[ty
 
 
 @dataclass
-class Asked:
+class CodeActionRequest:
     """One code-action request: the open page, its findings in the requested range, and the
     client's diagnostics that actions name."""
 
@@ -155,7 +155,7 @@ class Asked:
         ]
 
 
-def frontmatter_fixes(asked: Asked) -> List[types.CodeAction]:
+def frontmatter_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
     codes = asked.codes
     if not asked.is_page:
         return []
@@ -193,7 +193,7 @@ def frontmatter_fixes(asked: Asked) -> List[types.CodeAction]:
     return actions
 
 
-def create_page_fixes(asked: Asked) -> List[types.CodeAction]:
+def create_page_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
     actions = []
     for finding in asked.findings:
         if finding.code == "EV300":
@@ -212,7 +212,7 @@ def create_page_fixes(asked: Asked) -> List[types.CodeAction]:
     return actions
 
 
-def conflict_fixes(asked: Asked) -> List[types.CodeAction]:
+def conflict_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
     if "EV400" not in asked.codes:
         return []
     actions: List[types.CodeAction] = []
@@ -228,7 +228,7 @@ def conflict_fixes(asked: Asked) -> List[types.CodeAction]:
     return actions
 
 
-def index_fixes(asked: Asked) -> List[types.CodeAction]:
+def index_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
     index_codes = [c for c in ("EV403", "EV402") if c in asked.codes]
     if not index_codes:
         return []
@@ -244,7 +244,7 @@ def index_fixes(asked: Asked) -> List[types.CodeAction]:
     ]
 
 
-def stale_fixes(asked: Asked) -> List[types.CodeAction]:
+def stale_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
     """EV701: reload the disk version, open it beside the buffer, or overwrite it."""
     if "EV701" not in asked.codes:
         return []
@@ -284,7 +284,7 @@ def stale_fixes(asked: Asked) -> List[types.CodeAction]:
     return actions
 
 
-def source_actions(asked: Asked) -> List[types.CodeAction]:
+def source_actions(asked: CodeActionRequest) -> List[types.CodeAction]:
     """Deprecate the page, save it through the runtime, rebuild the index, append a selection."""
     actions = []
     entry = asked.entry
@@ -367,7 +367,7 @@ def code_action(
     if located is None or text is None:
         return None
     folder, path = located
-    asked = Asked(
+    asked = CodeActionRequest(
         ls,
         uri,
         path,
