@@ -17,6 +17,7 @@ from .catalog import Card, catalog, make_card
 from .completion_candidates import page_documentation
 from .findings import replacement
 from .markdown import BlockId, Heading, Link, Structure, heading_key, scan
+from .refusal import Refusal
 from .vault import DAILY, LEGACY_DAILY, PAGE, Entry, Vault
 
 SYMBOL_LIMIT = 100
@@ -30,10 +31,6 @@ LINK_BREAKERS = "[]|#^\n\r"
 def stem_key(stem: str) -> str:
     """`page_key` of a link's page name, cached: the same names recur across a vault."""
     return rules.page_key(stem)
-
-
-class Refusal(Exception):
-    """A request that cannot be honoured; the message is shown to the user."""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,19 @@ from lsprotocol import types
 
 from ..runtime import echoes_vault as rules
 from .echoes_server import EchoesServer
-from .features import actions, commands, documents, navigation
+from .features import (
+    actions,
+    commands,
+    completion,
+    diagnostics,
+    document_sync,
+    file_events,
+    lifecycle,
+    links,
+    references,
+    rename,
+    symbols,
+)
 from .guard import guarded
 from .transport import run_stdio, run_tcp, run_websocket
 
@@ -26,16 +38,30 @@ def is_notification(method: str) -> bool:
     return types.METHOD_TO_TYPES[method][1] is None
 
 
+# Every LSP feature's handlers, one module per feature.
+FEATURE_MODULES = (
+    lifecycle,
+    document_sync,
+    file_events,
+    diagnostics,
+    completion,
+    links,
+    references,
+    symbols,
+    rename,
+    actions,
+)
+COMMAND_MODULES = (commands, references)
+
+
 def build_server() -> EchoesServer:
     server = EchoesServer()
-    for method, handler, options in (
-        *documents.FEATURES,
-        *actions.FEATURES,
-        *navigation.FEATURES,
-    ):
-        server.feature(method, options)(guarded(handler, method, is_notification(method)))
-    for name, handler in (*commands.COMMANDS, *navigation.COMMANDS):
-        server.command(name)(guarded(handler, name))
+    for module in FEATURE_MODULES:
+        for method, handler, options in module.FEATURES:
+            server.feature(method, options)(guarded(handler, method, is_notification(method)))
+    for module in COMMAND_MODULES:
+        for name, handler in module.COMMANDS:
+            server.command(name)(guarded(handler, name))
     return server
 
 

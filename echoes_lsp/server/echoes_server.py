@@ -1,8 +1,15 @@
-"""The server object: its state (one vault model per workspace, open-page base hashes, timers,
-the failure counter) and the operations on it that several features share.
+"""The server object: the vault model of each workspace, the client's settings and capabilities,
+the failure counter, and the operations several features share (publishing diagnostics, running
+the runtime). The rest of its state belongs to objects it holds, one per concern:
 
-It sits below `server/features/`, which import it; `server/app.py` registers the features on it.
-Nothing here imports a feature module.
+- `save_safety` (`SaveSafety`): the base hash of each open page and the EV701 of stale ones;
+- `large_documents` (`LargeDocuments`): the worker thread for documents too large for the loop;
+- `scheduler` (`Scheduler`): debounce timers, status and code-lens notifications, the disk poller
+  and background tasks;
+- `renames` (`Renames`): renames this server asked the client for.
+
+Features call their methods; none edits their containers. It sits below `server/features/`, which
+import it; `server/app.py` registers the features on it. Nothing here imports a feature module.
 """
 
 from __future__ import annotations
@@ -13,9 +20,7 @@ import logging
 import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -31,11 +36,12 @@ from ..engine.findings import (
     hidden_bom_finding,
     marker_finding,
 )
-from ..engine.vault import Vault, find_workspace, larger_than, prepare, prepare_file, read_text
+from ..engine.vault import Vault, find_workspace, read_text
 from ..runtime import echoes_vault as rules
 from ..runtime_client import RuntimeCall, RuntimeFailure, run
 from .buffers import Buffers
 from .client_settings import Settings, parse_settings
+from .large_documents import LargeDocuments
 from .lsp_convert import (
     Columns,
     path_to_uri,
@@ -44,50 +50,19 @@ from .lsp_convert import (
     to_diagnostic,
     uri_to_path,
 )
+from .save_safety import SaveSafety
+from .scheduler import Scheduler
 from .transport import strict_converter
+from .vault_folder import Folder
 
 log = logging.getLogger("echoes_lsp")
 # Indexing parses files in batches until a step has taken this long, then lets requests in.
 INDEX_STEP_SECONDS = 0.008
 INDEX_BATCH = 20
-# Open documents longer than this (in characters) are analysed and diagnosed off the event loop,
-# so that no request waits more than a few milliseconds behind them.
-LARGE_TEXT = 128 * 1024
 RENAME_MEMORY = 30.0
 STRICT_ENV = "ECHOES_LSP_STRICT"
 # The start of every message that reports an unexpected failure (a bug) to the person.
 INTERNAL_ERROR = "echoes-lsp internal error"
-
-
-def uncollected(function: Callable[..., Any], *args: Any) -> Any:
-    """Call `function` with the cyclic garbage collector paused. Analysing a large document
-    makes hundreds of thousands of objects and no cycles; left on, the collector runs a full
-    collection of the whole heap (40-80 ms) every few of them, holding the interpreter lock
-    that the event loop is waiting for. Only the one large-document worker thread calls this."""
-    gc.disable()
-    try:
-        return function(*args)
-    finally:
-        # Everything made meanwhile is young; the first collection after `enable` would walk
-        # it all (30 ms for a page of 200,000 links). It is kept (the analysis) or freed by
-        # reference counting, never by the collector: out of its sight.
-        gc.freeze()
-        gc.enable()
-
-
-@dataclass
-class Folder:
-    """One workspace with an `EchoesVault/`."""
-
-    workspace: str
-    vault: Vault
-    loaded: asyncio.Event = field(default_factory=asyncio.Event)
-    # Whether code-lens refreshes already follow this vault's link graph.
-    lenses_followed: bool = False
-
-    @property
-    def writable(self) -> bool:
-        return self.vault.marker.writable
 
 
 class Renames:
@@ -95,50 +70,78 @@ class Renames:
     `willRenameFiles` for them does not update the links a second time."""
 
     def __init__(self) -> None:
-        self.expected: Dict[Tuple[str, str], float] = {}
+        self._expected: Dict[Tuple[str, str], float] = {}
 
     def expect(self, old: str, new: str) -> None:
         now = time.monotonic()
-        self.expected = {pair: until for pair, until in self.expected.items() if until > now}
-        self.expected[(old, new)] = now + RENAME_MEMORY
+        self._expected = {pair: until for pair, until in self._expected.items() if until > now}
+        self._expected[(old, new)] = now + RENAME_MEMORY
 
     def claim(self, old: str, new: str) -> bool:
-        until = self.expected.pop((old, new), None)
+        until = self._expected.pop((old, new), None)
         return until is not None and until > time.monotonic()
 
 
+class IndexProgress:
+    """Work-done progress of the indexing of one vault, when the client shows it."""
+
+    def __init__(self, ls: EchoesServer, token: str, total: int) -> None:
+        self.ls = ls
+        self.token = token
+        self.total = total
+        self.shown = False
+        self.percentage = 0
+
+    async def begin(self) -> None:
+        try:
+            await self.ls.work_done_progress.create_async(self.token)
+            self.ls.work_done_progress.begin(
+                self.token,
+                types.WorkDoneProgressBegin(
+                    title="EchoesVault", message=f"indexing {self.total} files", percentage=0
+                ),
+            )
+        except Exception:
+            return
+        self.shown = True
+
+    def report(self, remaining: int) -> None:
+        done = self.total - remaining
+        percentage = int(done * 100 / self.total) if self.total else 100
+        if self.shown and percentage != self.percentage:
+            self.percentage = percentage
+            self.ls.work_done_progress.report(
+                self.token,
+                types.WorkDoneProgressReport(message=f"{done}/{self.total}", percentage=percentage),
+            )
+
+    def end(self) -> None:
+        if self.shown:
+            self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message="ready"))
+
+
 class EchoesServer(LanguageServer):
-    """State: one vault model per workspace, open-page base hashes, debounce timers, renames in
-    flight, and the count of unexpected failures."""
+    """State: one vault model per workspace, the negotiated client features, the failure count,
+    and one object per concern (see the module docstring)."""
 
     def __init__(self) -> None:
         super().__init__(
             "echoes-lsp", __version__, converter_factory=strict_converter(default_converter)
         )
         self.settings = Settings()
-        self.folders: Dict[str, Folder] = {}
-        self.base_hashes: Dict[str, Optional[str]] = {}
-        self.stale: Dict[str, Finding] = {}
-        self.timers: Dict[str, asyncio.TimerHandle] = {}
+        self._folders: Dict[str, Folder] = {}
         self.columns = Columns()
         self.pull = False
         self.pull_refresh = False
-        self.background: Set[asyncio.Task[Any]] = set()
-        self.poller: Optional[asyncio.Task[Any]] = None
-        self.watching = False
-        self.status_timer: Optional[asyncio.TimerHandle] = None
         self.initialized = asyncio.Event()
         self.renames = Renames()
-        self.lens_timer: Optional[asyncio.TimerHandle] = None
         # Unexpected exceptions caught so far (see `guard.guarded`); with ECHOES_LSP_STRICT=1 (the
         # test suite sets it) they are re-raised rather than answered, so a bug fails a test.
         self.failures = 0
         self.strict = os.environ.get(STRICT_ENV) == "1"
-        # Large documents are analysed and diagnosed in one worker thread, one job per URI at a
-        # time; a change that arrives meanwhile is picked up when the job comes round again.
-        self.large_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="echoes-large")
-        self.large_jobs: Dict[str, asyncio.Task[Any]] = {}
-        self.large_again: Set[str] = set()
+        self.scheduler = Scheduler(self.report_failure)
+        self.save_safety = SaveSafety()
+        self.large_documents = LargeDocuments(self, self.scheduler)
 
     def report_failure(
         self, what: str, error: Optional[BaseException] = None, show: bool = True
@@ -155,11 +158,12 @@ class EchoesServer(LanguageServer):
             self.show(message, types.MessageType.Error)
         return message
 
-    # -- folders and documents -------------------------------------------------------------------
+    # -- the client ------------------------------------------------------------------------------
 
-    def use_buffers(self) -> None:
+    def adopt_workspace(self) -> None:
         """Replace the workspace pygls made for `initialize` (it holds no document yet) with one
-        whose documents apply edits in time proportional to the edit (see `buffers`)."""
+        whose documents apply edits in time proportional to the edit (see `buffers`), and take
+        its negotiated position encoding."""
         made = self.workspace
         self.protocol._workspace = Buffers(
             made.root_uri,
@@ -167,15 +171,40 @@ class EchoesServer(LanguageServer):
             list(made.folders.values()),
             made.position_encoding,
         )
+        self.columns = Columns.negotiated(self.workspace.position_encoding)
+
+    def use_diagnostics(self, pull: bool, refresh: bool) -> None:
+        """Pull diagnostics when `pull`, else push them; `refresh`: the client can be asked to
+        pull again. Not advertising pull diagnostics keeps a pull-capable client (Neovim) from
+        showing every diagnostic twice, once pulled and once pushed."""
+        self.pull = pull
+        self.pull_refresh = refresh
+        if not pull:
+            for method in (types.TEXT_DOCUMENT_DIAGNOSTIC, types.WORKSPACE_DIAGNOSTIC):
+                self.protocol.fm.features.pop(method, None)
+                self.protocol.fm.feature_options.pop(method, None)
+
+    def capability(self, path: str, default: Any = None) -> Any:
+        """A client capability by dotted attribute path (`text_document.definition.link_support`)."""
+        value: Any = self.client_capabilities
+        for name in path.split("."):
+            value = getattr(value, name, None)
+            if value is None:
+                return default
+        return value
+
+    # -- folders ---------------------------------------------------------------------------------
+
+    def folders(self) -> List[Folder]:
+        """The workspaces with a vault, in the order they were added."""
+        return list(self._folders.values())
 
     def folder_for_path(self, path: Optional[str], create: bool = True) -> Optional[Folder]:
         """The vault holding `path`, loading it on first use."""
         if not path:
             return None
-        for workspace, folder in self.folders.items():
-            if path == folder.vault.root or path.startswith(folder.vault.root + os.sep):
-                return folder
-            if path == workspace:
+        for workspace, folder in self._folders.items():
+            if path == workspace or in_vault(folder, path):
                 return folder
         if not create:
             return None
@@ -183,9 +212,7 @@ class EchoesServer(LanguageServer):
         if found is None:
             return None
         folder = self.add_folder(found)
-        if path != folder.workspace and not (
-            path == folder.vault.root or path.startswith(folder.vault.root + os.sep)
-        ):
+        if path != folder.workspace and not in_vault(folder, path):
             return None
         return folder
 
@@ -193,16 +220,20 @@ class EchoesServer(LanguageServer):
         return self.folder_for_path(uri_to_path(uri))
 
     def add_folder(self, workspace: str) -> Folder:
+        """The folder of `workspace`, its vault listed now and parsed in the background."""
         workspace = os.path.abspath(workspace)
-        existing = self.folders.get(workspace)
+        existing = self._folders.get(workspace)
         if existing is not None:
             return existing
         vault = Vault(workspace, self.settings.exclude)
         vault.load()
         folder = Folder(workspace, vault)
-        self.folders[workspace] = folder
-        self.spawn(self.finish_loading(folder))
+        self._folders[workspace] = folder
+        self.scheduler.spawn(self.finish_loading(folder))
         return folder
+
+    def remove_folder(self, workspace: str) -> None:
+        self._folders.pop(os.path.abspath(workspace), None)
 
     def default_folder(self, workspace_uri: Optional[str] = None) -> Folder:
         """The folder a command targets: explicit, else the only/first one."""
@@ -215,33 +246,22 @@ class EchoesServer(LanguageServer):
                 if os.path.isdir(path):
                     return self.add_folder(path)
             raise request_failed(f"no EchoesVault workspace at {workspace_uri}")
-        if self.folders:
-            return next(iter(self.folders.values()))
+        if self._folders:
+            return next(iter(self._folders.values()))
         raise request_failed("no workspace with an EchoesVault/ folder is open")
 
     async def finish_loading(self, folder: Folder) -> None:
         """Parse the whole vault in chunks so requests are served meanwhile."""
-        token = f"echoes-load-{len(self.folders)}-{id(folder)}"
+        token = f"echoes-load-{len(self._folders)}-{id(folder)}"
         try:
             await asyncio.wait_for(self.initialized.wait(), timeout=5)
         except asyncio.TimeoutError:
             pass
         vault = folder.vault
-        total = len(vault.pending)
-        progress = self.progress_supported() and total > 10 * INDEX_BATCH
-        if progress:
-            try:
-                await self.work_done_progress.create_async(token)
-                self.work_done_progress.begin(
-                    token,
-                    types.WorkDoneProgressBegin(
-                        title="EchoesVault", message=f"indexing {total} files", percentage=0
-                    ),
-                )
-            except Exception:
-                progress = False
-        await self._index_large_files(folder)
-        reported = 0
+        progress = IndexProgress(self, token, len(vault.pending))
+        if self.progress_supported() and progress.total > 10 * INDEX_BATCH:
+            await progress.begin()
+        await self.large_documents.index_large_files(vault)
         while vault.pending:
             deadline = time.perf_counter() + INDEX_STEP_SECONDS
             remaining = vault.parse_pending(INDEX_BATCH)
@@ -250,18 +270,9 @@ class EchoesServer(LanguageServer):
             # What was parsed lives as long as the model: out of the collector's sight, so that
             # full collections (which would walk every parsed page) do not pause requests.
             gc.freeze()
-            percentage = int((total - remaining) * 100 / total) if total else 100
-            if progress and percentage != reported:
-                reported = percentage
-                self.work_done_progress.report(
-                    token,
-                    types.WorkDoneProgressReport(
-                        message=f"{total - remaining}/{total}", percentage=percentage
-                    ),
-                )
+            progress.report(remaining)
             await asyncio.sleep(0)
-        if progress:
-            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message="ready"))
+        progress.end()
         folder.loaded.set()
         # The model is long-lived: move it out of the collector's sight so that full collections
         # (which would walk every parsed page) do not pause requests.
@@ -270,39 +281,10 @@ class EchoesServer(LanguageServer):
         self.refresh_open(folder)
         self.schedule_status()
 
-    async def _index_large_files(self, folder: Folder) -> None:
-        """Parse the files of more than LARGE_TEXT bytes that indexing would parse in place in
-        the worker thread, one at a time, and install each on the event loop: a 5 MB page would
-        otherwise be one indexing step of half a second."""
-        vault = folder.vault
-        loop = asyncio.get_running_loop()
-        for path in await loop.run_in_executor(None, larger_than, list(vault.pending), LARGE_TEXT):
-            entry = vault.entries.get(path)
-            if entry is None or entry.parsed or path in vault.overlays:
-                continue
-            found = await loop.run_in_executor(
-                self.large_pool, uncollected, prepare_file, entry.kind, entry.key, path
-            )
-            if found is None or vault.entries.get(path) is not entry or entry.parsed:
-                continue  # unreadable (parsed in place, to report why), or changed meanwhile
-            text, prepared = found
-            vault.pending.discard(path)
-            vault.update(path, text, prepared)
-            gc.freeze()
-
     def progress_supported(self) -> bool:
-        window = self.client_capabilities.window if self.client_capabilities else None
-        return bool(window and window.work_done_progress)
+        return bool(self.capability("window.work_done_progress"))
 
-    def spawn(self, coroutine: Any) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self.background.add(task)
-        task.add_done_callback(self._task_done)
-
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
-        self.background.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            self.report_failure("a background task", task.exception())
+    # -- documents -------------------------------------------------------------------------------
 
     def open_document(self, uri: str) -> Any:
         """The open document for a URI in any quoting: the one lookup of an open buffer."""
@@ -351,7 +333,7 @@ class EchoesServer(LanguageServer):
         hidden = hidden_bom_finding(folder.vault, path, document.source) if document else None
         if hidden is not None:
             results.append(hidden)
-        stale = self.stale.get(uri)
+        stale = self.save_safety.stale_finding(uri)
         if stale is not None:
             results.append(stale)
         return results
@@ -370,86 +352,12 @@ class EchoesServer(LanguageServer):
             for finding, severity in decided
         ]
 
-    # -- large documents -------------------------------------------------------------------------
-
-    def is_large(self, uri: str) -> bool:
-        """Whether an open document is too large to analyse on the event loop."""
-        document = self.open_document(uri)
-        return document is not None and len(document.source) > LARGE_TEXT
-
-    def refresh_large(self, folder: Folder, uri: str, path: str) -> None:
-        """Analyse (if its text changed) and re-diagnose a large document, off the event loop."""
-        if uri in self.large_jobs:
-            self.large_again.add(uri)
-            return
-        task = asyncio.ensure_future(self._large_job(folder, uri, path))
-        self.large_jobs[uri] = task
-        task.add_done_callback(self._task_done)
-        self.background.add(task)
-
-    async def _large_job(self, folder: Folder, uri: str, path: str) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            while True:
-                self.large_again.discard(uri)
-                text = self.document_text(uri)
-                described = folder.vault.describe(path)
-                if text is None or described is None:
-                    return
-                if folder.vault.overlays.get(path) != text:
-                    kind, key = described
-                    entry = folder.vault.entries.get(path)
-                    base = entry.counts if entry is not None else None
-                    prepared = await loop.run_in_executor(
-                        self.large_pool, uncollected, prepare, kind, key, text, base
-                    )
-                    if uri in self.large_again:
-                        continue  # newer text arrived: analyse that instead
-                    if self.open_document(uri) is None:
-                        return
-                    changed = folder.vault.open(path, text, prepared)
-                    # Long-lived, like the model after indexing: out of the collector's sight.
-                    gc.freeze()
-                    if not self.pull:
-                        await self.publish_now(uri)
-                    # Refreshing the pages that link here re-asks for this page too: that
-                    # request is this very run.
-                    again = uri in self.large_again
-                    self.after_change(folder, changed)
-                    if not again:
-                        self.large_again.discard(uri)
-                elif not self.pull:
-                    await self.publish_now(uri)
-                if uri not in self.large_again:
-                    return
-        finally:
-            self.large_jobs.pop(uri, None)
-
     async def diagnostics_async(self, uri: str) -> List[types.Diagnostic]:
-        """`diagnostics`, computed in the worker thread for a large document. The model may
-        change meanwhile (only the event loop changes it): the work is repeated until a run saw
-        no change, at most three times."""
+        """`diagnostics`, computed in the worker thread for a large document."""
         folder = self.folder_for_uri(uri)
-        if folder is None or not self.is_large(uri):
+        if folder is None or not self.large_documents.is_large(uri):
             return self.diagnostics(uri)
-        await folder.loaded.wait()  # parsing the rest of the vault must not run in two threads
-        job = self.large_jobs.get(uri)
-        if job is not None and job is not asyncio.current_task():
-            await asyncio.shield(job)
-        loop = asyncio.get_running_loop()
-        result: List[types.Diagnostic] = []
-        for _attempt in range(3):
-            generation = folder.vault.generation
-            try:
-                result = await loop.run_in_executor(
-                    self.large_pool, uncollected, self.diagnostics, uri
-                )
-            except Exception:
-                log.debug("the model changed while diagnosing %s; again", uri, exc_info=True)
-                continue
-            if folder.vault.generation == generation:
-                break
-        return result
+        return await self.large_documents.diagnostics(folder, uri, self.diagnostics)
 
     async def publish_now(self, uri: str) -> None:
         diagnostics = await self.diagnostics_async(uri)
@@ -465,11 +373,11 @@ class EchoesServer(LanguageServer):
     def publish(self, uri: str) -> None:
         if self.pull:
             return
-        if self.is_large(uri):
+        if self.large_documents.is_large(uri):
             folder = self.folder_for_uri(uri)
             path = uri_to_path(uri)
             if folder is not None and path is not None:
-                self.refresh_large(folder, uri, path)
+                self.large_documents.refresh(folder, uri, path)
                 return
         document = self.open_document(uri)
         self.text_document_publish_diagnostics(
@@ -479,6 +387,13 @@ class EchoesServer(LanguageServer):
                 version=document.version if document else None,
             )
         )
+
+    def clear_diagnostics(self, uri: str) -> None:
+        """A closed document shows nothing (pushed diagnostics stay until replaced)."""
+        if not self.pull:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
 
     def refresh_paths(self, paths: Sequence[str]) -> None:
         """Re-report diagnostics for these files (open ones when pushing; all when pulling)."""
@@ -514,54 +429,15 @@ class EchoesServer(LanguageServer):
         if changed_keys:
             self.schedule_status()
 
-    def debounce(self, uri: str, action: Callable[[], None]) -> None:
-        timer = self.timers.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
-        delay = self.settings.debounce_ms / 1000.0
-        loop = asyncio.get_event_loop()
-
-        def fire() -> None:
-            self.timers.pop(uri, None)
-            try:
-                action()
-            except Exception:
-                self.report_failure(f"the deferred update of {uri}")
-
-        self.timers[uri] = loop.call_later(delay, fire)
-
     # -- status ----------------------------------------------------------------------------------
 
     def schedule_status(self) -> None:
-        if self.status_timer is not None:
-            self.status_timer.cancel()
-        loop = asyncio.get_event_loop()
-        self.status_timer = loop.call_later(0.3, self.send_status)
-
-    def status_of(self, folder: Folder) -> Dict[str, Any]:
-        vault = folder.vault
-        if not vault.marker.present:
-            integrity = "uninitialized"
-        elif not vault.marker.writable:
-            integrity = "read-only"
-        else:
-            integrity = "healthy"
-        issues = count_issues(vault) if folder.loaded.is_set() else 0
-        if integrity == "healthy" and issues:
-            integrity = "attention"
-        return {
-            "workspace": path_to_uri(folder.workspace),
-            "integrity": integrity,
-            "issueCount": issues,
-            "pages": len(vault.by_key),
-            "ready": folder.loaded.is_set(),
-        }
+        self.scheduler.status_soon(self.send_status)
 
     def send_status(self) -> None:
-        self.status_timer = None
-        for folder in list(self.folders.values()):
+        for folder in self.folders():
             try:
-                self.protocol.notify("echoes/statusChanged", self.status_of(folder))
+                self.protocol.notify("echoes/statusChanged", folder.status())
             except Exception:
                 log.exception("status notification failed")
 
@@ -617,6 +493,8 @@ class EchoesServer(LanguageServer):
         except Exception:
             pass
 
+    # -- settings --------------------------------------------------------------------------------
+
     def apply_settings(self, raw: Any) -> None:
         settings = parse_settings(raw, self.settings)
         if settings.errors:
@@ -627,27 +505,22 @@ class EchoesServer(LanguageServer):
         exclude_changed = settings.exclude != self.settings.exclude
         self.settings = settings
         if exclude_changed:
-            for folder in self.folders.values():
-                folder.vault.exclude = settings.exclude
-                folder.vault.load()
-                for uri in self.open_uris():
-                    path = uri_to_path(uri)
-                    if path and self.folder_for_path(path, create=False) is folder:
-                        folder.vault.open(path, self.document_text(uri) or "")
-                self.spawn(self.finish_loading(folder))
+            for folder in self.folders():
+                self.reload(folder)
+
+    def reload(self, folder: Folder) -> None:
+        """List the vault again (the excluded paths changed), keep its open buffers, and parse
+        it in the background."""
+        folder.vault.exclude = self.settings.exclude
+        folder.vault.load()
+        for uri in self.open_uris():
+            path = uri_to_path(uri)
+            if path and self.folder_for_path(path, create=False) is folder:
+                folder.vault.open(path, self.document_text(uri) or "")
+        self.scheduler.spawn(self.finish_loading(folder))
 
 
-def count_issues(vault: Vault) -> int:
-    """Files with protocol-level problems, the same ones the runtime's health report counts."""
-    issues = 0
-    for entry in vault.entries.values():
-        if (
-            entry.symlink
-            or entry.read_error
-            or entry.conflicts
-            or (entry.info is not None and entry.info.problems)
-            or entry.kind == "stray"
-        ):
-            issues += 1
-    issues += sum(len(paths) for paths in vault.by_key.values() if len(paths) > 1)
-    return issues
+def in_vault(folder: Folder, path: str) -> bool:
+    """Whether `path` is the vault folder of `folder` or inside it."""
+    root = folder.vault.root
+    return path == root or path.startswith(root + os.sep)

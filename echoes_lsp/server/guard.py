@@ -1,11 +1,11 @@
 """`guarded`: what every LSP handler does with an exception it did not mean to raise.
 
-A refusal meant for the person (`navigation.Refusal`) becomes an LSP error with its sentence, and
-an LSP error raised on purpose passes through. Anything else is a bug: it is logged with its
-traceback and counted on the server; a request is answered with an internal error (-32603) that
-says which feature failed, and a notification, having no answer, is reported by a message. With
-ECHOES_LSP_STRICT=1 (set by the test suite) the exception itself is re-raised after that, so
-pygls answers with its type, text and traceback and a broken handler fails the test.
+A refusal meant for the person (`engine.refusal.Refusal`) becomes an LSP error with its
+sentence, and an LSP error raised on purpose passes through. Anything else is a bug: it is logged
+with its traceback and counted on the server; a request is answered with an internal error
+(-32603) that says which feature failed, and a notification, having no answer, is reported by a
+message. With ECHOES_LSP_STRICT=1 (set by the test suite) the exception itself is re-raised after
+that, so pygls answers with its type, text and traceback and a broken handler fails the test.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
-from ..engine.link_targets import Refusal
+from ..engine.refusal import Refusal
 from .echoes_server import EchoesServer
 from .lsp_convert import request_failed
 

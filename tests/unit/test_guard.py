@@ -11,7 +11,7 @@ from typing import Any, List
 import pytest
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
-from echoes_lsp.engine.link_targets import Refusal
+from echoes_lsp.engine.refusal import Refusal
 from echoes_lsp.server.echoes_server import INTERNAL_ERROR, EchoesServer
 from echoes_lsp.server.guard import guarded
 from echoes_lsp.server.lsp_convert import request_failed

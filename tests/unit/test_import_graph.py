@@ -84,7 +84,7 @@ def test_the_package_has_no_import_cycle() -> None:
 
 def test_only_the_command_line_imports_the_server_setup() -> None:
     edges = graph()
-    assert "echoes_lsp.server.echoes_server" in edges["echoes_lsp.server.features.documents"]
+    assert "echoes_lsp.server.echoes_server" in edges["echoes_lsp.server.features.document_sync"]
     for name, targets in edges.items():
         if name != "echoes_lsp.__main__":  # the command line starts the server
             assert "echoes_lsp.server.app" not in targets, name

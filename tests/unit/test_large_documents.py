@@ -102,7 +102,7 @@ def test_the_collector_is_paused_for_an_analysis_and_back_after_it() -> None:
     # interpreter lock the event loop waits for), and what it made is frozen, not collected.
     import gc
 
-    from echoes_lsp.server.echoes_server import uncollected
+    from echoes_lsp.server.large_documents import uncollected
 
     assert gc.isenabled()
     frozen = gc.get_freeze_count()

@@ -1,5 +1,6 @@
 """LSP handlers, one module per feature. Each module lists its handlers in `FEATURES` (and its
-commands in `COMMANDS`); `server.build_server` registers them all, wrapped in `guard.guarded`."""
+commands in `COMMANDS`); `app.build_server` registers them all, wrapped in `guard.guarded`. What
+every document request starts from is written once, in `document_context`."""
 
 from __future__ import annotations
 

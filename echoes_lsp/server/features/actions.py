@@ -13,9 +13,11 @@ from ...engine import page_fixes
 from ...engine.findings import Finding
 from ...engine.vault import PAGE, Entry, read_text, without_bom
 from ...runtime import echoes_vault as rules
-from ..echoes_server import EchoesServer, Folder
-from ..lsp_convert import Columns, make_range, path_to_uri, uri_to_path
+from ..echoes_server import EchoesServer
+from ..lsp_convert import Columns, make_range, path_to_uri
+from ..vault_folder import Folder
 from . import Feature, commands
+from .document_context import locate
 
 QUICKFIX = types.CodeActionKind.QuickFix
 SAVE_KIND = "source.echoes.save"
@@ -54,11 +56,9 @@ def snippet_edit(
 ) -> Optional[types.WorkspaceEdit]:
     """The edit as a snippet whose first tab stop selects `selected` (a placeholder to replace),
     for clients that accept snippet edits (`workspaceEdit.snippetEditSupport`); else None."""
-    caps = ls.client_capabilities
-    workspace = caps.workspace if caps else None
-    edit_caps = workspace.workspace_edit if workspace else None
     document = ls.open_document(uri)
-    if not (edit_caps and edit_caps.snippet_edit_support) or document is None or new == old:
+    snippets = ls.capability("workspace.workspace_edit.snippet_edit_support")
+    if not snippets or document is None or new == old:
         return None
     l0, c0, l1, c1, replacement = page_fixes.minimal_edit(old, new)
     snippet = page_fixes.snippet_with_tab_stop(replacement, selected)
@@ -97,7 +97,7 @@ def command_action(
     )
 
 
-def resolve(text: str, block: page_fixes.ConflictBlock, keep: str) -> Optional[str]:
+def resolved_conflict(text: str, block: page_fixes.ConflictBlock, keep: str) -> Optional[str]:
     return page_fixes.resolve_conflict(text, block, keep)
 
 
@@ -111,7 +111,7 @@ def matching(diagnostics: List[types.Diagnostic], code: str) -> Optional[List[ty
 
 
 @dataclass
-class Asked:
+class CodeActionRequest:
     """One code-action request: the open page, its findings in the requested range, and the
     client's diagnostics that actions name."""
 
@@ -155,7 +155,7 @@ class Asked:
         ]
 
 
-def frontmatter_fixes(asked: Asked) -> List[types.CodeAction]:
+def frontmatter_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
     codes = asked.codes
     if not asked.is_page:
         return []
@@ -193,7 +193,7 @@ def frontmatter_fixes(asked: Asked) -> List[types.CodeAction]:
     return actions
 
 
-def create_page_fixes(asked: Asked) -> List[types.CodeAction]:
+def create_page_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
     actions = []
     for finding in asked.findings:
         if finding.code == "EV300":
@@ -212,7 +212,7 @@ def create_page_fixes(asked: Asked) -> List[types.CodeAction]:
     return actions
 
 
-def conflict_fixes(asked: Asked) -> List[types.CodeAction]:
+def conflict_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
     if "EV400" not in asked.codes:
         return []
     actions: List[types.CodeAction] = []
@@ -223,12 +223,12 @@ def conflict_fixes(asked: Asked) -> List[types.CodeAction]:
             actions += asked.edit_fix(
                 f"Resolve conflict: keep {keep}",
                 "EV400",
-                functools.partial(resolve, block=block, keep=keep),
+                functools.partial(resolved_conflict, block=block, keep=keep),
             )
     return actions
 
 
-def index_fixes(asked: Asked) -> List[types.CodeAction]:
+def index_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
     index_codes = [c for c in ("EV403", "EV402") if c in asked.codes]
     if not index_codes:
         return []
@@ -244,7 +244,7 @@ def index_fixes(asked: Asked) -> List[types.CodeAction]:
     ]
 
 
-def stale_fixes(asked: Asked) -> List[types.CodeAction]:
+def stale_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
     """EV701: reload the disk version, open it beside the buffer, or overwrite it."""
     if "EV701" not in asked.codes:
         return []
@@ -284,7 +284,7 @@ def stale_fixes(asked: Asked) -> List[types.CodeAction]:
     return actions
 
 
-def source_actions(asked: Asked) -> List[types.CodeAction]:
+def source_actions(asked: CodeActionRequest) -> List[types.CodeAction]:
     """Deprecate the page, save it through the runtime, rebuild the index, append a selection."""
     actions = []
     entry = asked.entry
@@ -362,12 +362,12 @@ def code_action(
     ls: EchoesServer, params: types.CodeActionParams
 ) -> Optional[List[types.CodeAction]]:
     uri = params.text_document.uri
-    path = uri_to_path(uri)
-    folder = ls.folder_for_path(path)
+    located = locate(ls, uri)
     text = ls.document_text(uri)
-    if folder is None or path is None or text is None:
+    if located is None or text is None:
         return None
-    asked = Asked(
+    folder, path = located
+    asked = CodeActionRequest(
         ls,
         uri,
         path,

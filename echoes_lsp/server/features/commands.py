@@ -5,17 +5,20 @@ from __future__ import annotations
 import functools
 import os
 import tempfile
-from typing import Any, Awaitable, Callable, Dict, Optional
+from typing import Any, Awaitable, Callable, Dict, Optional, Tuple
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from ...engine.vault import Vault, disk_hash, read_bytes, without_bom
+from ...engine.vault import Vault, disk_hash, read_bytes
 from ...runtime import echoes_vault as rules
-from ..echoes_server import EchoesServer, Folder
+from ..echoes_server import EchoesServer
 from ..lsp_convert import path_to_uri, request_failed, shown, uri_to_path
+from ..model_sync import resync
+from ..save_safety import refused_as_stale
+from ..vault_folder import Folder
 from . import Command
-from .documents import resync, stale_finding
+from .document_context import locate
 
 INIT = "echoes.init"
 STATUS = "echoes.status"
@@ -28,7 +31,6 @@ HYDRATE = "echoes.hydrate"
 END = "echoes.endSession"
 CREATE = "echoes.createPage"
 DISK = "echoes.showDiskVersion"
-STALE_CODES = ("stale-hash", "missing-hash")
 Handler = Callable[..., Awaitable[Any]]
 
 
@@ -78,8 +80,9 @@ def workspace_for_init(ls: EchoesServer, opts: Dict[str, Any]) -> str:
         if path and os.path.isdir(path):
             return os.path.abspath(path)
         raise request_failed(f"workspace {raw} is not a directory")
-    if ls.folders:
-        return next(iter(ls.folders))
+    folders = ls.folders()
+    if folders:
+        return folders[0].workspace
     for folder in ls.workspace.folders.values():
         path = uri_to_path(folder.uri)
         if path:
@@ -89,20 +92,23 @@ def workspace_for_init(ls: EchoesServer, opts: Dict[str, Any]) -> str:
     raise request_failed("no workspace folder to initialize")
 
 
-async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
-    """Upsert the buffer with the hash it was based on; never overwrite a concurrent change."""
-    uri = text_arg(opts, "uri")
-    assert uri is not None
-    path = uri_to_path(uri)
-    folder = ls.folder_for_path(path)
-    if folder is None or path is None:
+def page_to_save(ls: EchoesServer, uri: str) -> Tuple[Folder, str, str]:
+    """The vault, path and buffer text of the open page a checked save writes."""
+    located = locate(ls, uri)
+    if located is None:
         raise request_failed(f"{uri} is not inside an EchoesVault")
+    folder, path = located
     if not folder.vault.is_page(path):
         raise request_failed("only knowledge pages (EchoesVault/pages/*.md) are saved this way")
     text = ls.document_text(uri)
     if text is None:
         raise request_failed(f"{uri} is not open; nothing to save")
-    confirm = opts.get("confirmOverwrite", False)
+    return folder, path, text
+
+
+async def overwrite_confirmed(ls: EchoesServer, path: str, confirm: Any) -> bool:
+    """Whether the person knowingly replaces the disk version: `confirmOverwrite` is true, or
+    "ask" and they answered Overwrite (Cancel refuses the save)."""
     if confirm == "ask":
         choice = await ls.window_show_message_request_async(
             types.ShowMessageRequestParams(
@@ -112,41 +118,54 @@ async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
                 actions=[types.MessageActionItem("Overwrite"), types.MessageActionItem("Cancel")],
             )
         )
-        confirm = bool(choice and choice.title == "Overwrite")
-        if not confirm:
+        if not (choice and choice.title == "Overwrite"):
             raise request_failed("save cancelled; the disk version was kept", {"code": "cancelled"})
-    if confirm is True:
-        # Explicit confirmation: the current disk version is knowingly replaced.
-        ls.base_hashes[uri] = disk_hash(path)
-    elif not isinstance(confirm, bool):
+        return True
+    if not isinstance(confirm, bool):
         raise request_failed('`confirmOverwrite` must be true, false or "ask"')
-    base = ls.base_hashes.get(uri)
-    # Written without a byte-order mark, which the runtime would read as text before the
-    # frontmatter fence; the base hash still covers the mark the file has now.
-    payload: Dict[str, Any] = {"filename": os.path.basename(path), "content": without_bom(text)}
-    if base is not None:
-        payload["expectedSha256"] = base
+    return confirm
+
+
+def refused_save(
+    ls: EchoesServer, uri: str, path: str, error: Exception
+) -> Optional[JsonRpcException]:
+    """Tell the person why a checked save failed. A disk that changed meanwhile marks the page
+    EV701 and gives the error to answer with; any other failure is answered as it is (None)."""
+    detail = getattr(error, "message", str(error))
+    if refused_as_stale(error):
+        ls.save_safety.refused(uri, path)
+        ls.publish(uri)
+        message = (
+            f"EV701: {os.path.basename(path)} changed on disk since it was opened; nothing "
+            "was written. Reload the disk version, or confirm an overwrite."
+        )
+        ls.show(message, types.MessageType.Error)
+        return shown(request_failed(f"{message} ({detail})", {"code": "EV701"}))
+    if not getattr(error, "shown", False):
+        ls.show(f"Save through EchoesVault failed: {detail}", types.MessageType.Error)
+        if isinstance(error, JsonRpcException):
+            shown(error)
+    return None
+
+
+async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
+    """Upsert the buffer with the hash it was based on; never overwrite a concurrent change."""
+    uri = text_arg(opts, "uri")
+    assert uri is not None
+    folder, path, text = page_to_save(ls, uri)
+    if await overwrite_confirmed(ls, path, opts.get("confirmOverwrite", False)):
+        # Explicit confirmation: the current disk version is knowingly replaced.
+        ls.save_safety.overwrite_confirmed(uri, path)
+    payload = ls.save_safety.upsert_payload(uri, path, text)
     try:
         result = await ls.run_runtime(folder, ["upsert", "--payload", "-"], payload, quiet=True)
     except Exception as error:
-        data = getattr(error, "data", None) or {}
-        detail = getattr(error, "message", str(error))
-        if isinstance(data, dict) and data.get("code") in STALE_CODES:
-            ls.stale[uri] = stale_finding(path)
-            ls.publish(uri)
-            message = (
-                f"EV701: {os.path.basename(path)} changed on disk since it was opened; nothing "
-                "was written. Reload the disk version, or confirm an overwrite."
-            )
-            ls.show(message, types.MessageType.Error)
-            raise shown(request_failed(f"{message} ({detail})", {"code": "EV701"})) from error
-        if not getattr(error, "shown", False):
-            ls.show(f"Save through EchoesVault failed: {detail}", types.MessageType.Error)
-            if isinstance(error, JsonRpcException):
-                shown(error)
+        answer = refused_save(ls, uri, path, error)
+        if answer is not None:
+            raise answer from error
         raise
-    ls.base_hashes[uri] = result.get("sha256") if isinstance(result, dict) else disk_hash(path)
-    ls.stale.pop(uri, None)
+    written = result.get("sha256") if isinstance(result, dict) else disk_hash(path)
+    ls.save_safety.written(uri, written)
     changed = folder.vault.open(path, text)
     ls.publish(uri)
     ls.after_change(folder, changed)
@@ -178,9 +197,9 @@ async def init(ls: EchoesServer, *args: Any) -> Any:
     existing = ls.folder_for_path(workspace, create=False)
     folder = existing or Folder(workspace, Vault(workspace))
     result = await ls.run_runtime(folder, ["init"], mutating=False)
-    folder = ls.folders.get(workspace) or ls.add_folder(workspace)
+    folder = ls.add_folder(workspace)
     folder.vault.load()
-    ls.spawn(ls.finish_loading(folder))
+    ls.scheduler.spawn(ls.finish_loading(folder))
     return result
 
 

@@ -1,0 +1,106 @@
+"""Files changed outside the open buffers: `workspace/didChangeWatchedFiles` (registered for the
+vaults when the client can watch files), the file operations `workspace/didCreateFiles`,
+`didDeleteFiles` and `didRenameFiles`, and the poller that notices other programs' changes by
+file metadata."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from lsprotocol import types
+
+from ..echoes_server import EchoesServer
+from ..lsp_convert import uri_to_path
+from ..model_sync import disk_event
+from . import Feature
+
+log = logging.getLogger("echoes_lsp")
+VAULT_GLOB = "**/EchoesVault/**"
+FILE_FILTERS = types.FileOperationRegistrationOptions(
+    filters=[
+        types.FileOperationFilter(
+            pattern=types.FileOperationPattern(glob=VAULT_GLOB), scheme="file"
+        )
+    ]
+)
+# While the client watches files, the disk is still polled, at most this often.
+WATCHED_POLL_FLOOR = 10.0
+# With polling off, how often the interval setting is looked at again.
+POLL_OFF_RECHECK = 5.0
+
+
+def did_change_watched(ls: EchoesServer, params: types.DidChangeWatchedFilesParams) -> None:
+    for event in params.changes:
+        path = uri_to_path(event.uri)
+        folder = ls.folder_for_path(path, create=False)
+        if folder is None or path is None:
+            continue
+        disk_event(ls, folder, path, deleted=event.type == types.FileChangeType.Deleted)
+
+
+def did_create_files(ls: EchoesServer, params: types.CreateFilesParams) -> None:
+    for item in params.files:
+        path = uri_to_path(item.uri)
+        folder = ls.folder_for_path(path)
+        if folder is not None and path is not None:
+            disk_event(ls, folder, path, deleted=False)
+
+
+def did_delete_files(ls: EchoesServer, params: types.DeleteFilesParams) -> None:
+    for item in params.files:
+        path = uri_to_path(item.uri)
+        folder = ls.folder_for_path(path, create=False)
+        if folder is not None and path is not None:
+            disk_event(ls, folder, path, deleted=True)
+
+
+def did_rename_files(ls: EchoesServer, params: types.RenameFilesParams) -> None:
+    for item in params.files:
+        old = uri_to_path(item.old_uri)
+        new = uri_to_path(item.new_uri)
+        for path, deleted in ((old, True), (new, False)):
+            folder = ls.folder_for_path(path, create=not deleted)
+            if folder is not None and path is not None:
+                disk_event(ls, folder, path, deleted=deleted)
+
+
+def poll_interval(ls: EchoesServer, watching: bool) -> float:
+    """Seconds between two polls; 0 when polling is off."""
+    interval = ls.settings.poll_interval
+    if watching and interval > 0:
+        interval = max(interval, WATCHED_POLL_FLOOR)
+    return interval
+
+
+async def poll_disk(ls: EchoesServer, watching: bool) -> None:
+    """Notice other programs' changes by file metadata: every `pollInterval` seconds without a
+    file watcher, and at most every 10 s as a safety net when the client watches files."""
+    while True:
+        interval = poll_interval(ls, watching)
+        await asyncio.sleep(interval if interval > 0 else POLL_OFF_RECHECK)
+        if interval > 0:
+            await poll_once(ls)
+
+
+async def poll_once(ls: EchoesServer) -> None:
+    """Take in every change on disk in the vaults that are indexed."""
+    for folder in ls.folders():
+        if not folder.loaded.is_set():
+            continue
+        try:
+            changes = await asyncio.get_event_loop().run_in_executor(
+                None, folder.vault.stat_changes
+            )
+            for path, deleted in changes:
+                disk_event(ls, folder, path, deleted)
+        except Exception:
+            log.exception("polling the vault failed")
+
+
+FEATURES = [
+    Feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, did_change_watched),
+    Feature(types.WORKSPACE_DID_CREATE_FILES, did_create_files, FILE_FILTERS),
+    Feature(types.WORKSPACE_DID_DELETE_FILES, did_delete_files, FILE_FILTERS),
+    Feature(types.WORKSPACE_DID_RENAME_FILES, did_rename_files, FILE_FILTERS),
+]

@@ -1,0 +1,71 @@
+"""`Folder`: one workspace with an `EchoesVault/`, its vault model, and what the status bar is told
+about it."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Optional
+
+from ..engine.vault import Vault
+from .lsp_convert import path_to_uri
+
+
+@dataclass
+class Folder:
+    """One workspace with an `EchoesVault/`."""
+
+    workspace: str
+    vault: Vault
+    loaded: asyncio.Event = field(default_factory=asyncio.Event)
+    # Whether code-lens refreshes already follow this vault's link graph.
+    _lenses_followed: bool = field(default=False, init=False, repr=False)
+
+    @property
+    def writable(self) -> bool:
+        return self.vault.marker.writable
+
+    def follow_lenses(self, listener: Callable[[Optional[str]], None]) -> bool:
+        """Have `listener` hear every change of this vault's files, once: False when code-lens
+        refreshes already follow this vault."""
+        if self._lenses_followed:
+            return False
+        self._lenses_followed = True
+        self.vault.listeners.append(listener)
+        return True
+
+    def status(self) -> Dict[str, Any]:
+        """The `echoes/statusChanged` notification for this workspace."""
+        vault = self.vault
+        if not vault.marker.present:
+            integrity = "uninitialized"
+        elif not vault.marker.writable:
+            integrity = "read-only"
+        else:
+            integrity = "healthy"
+        issues = count_issues(vault) if self.loaded.is_set() else 0
+        if integrity == "healthy" and issues:
+            integrity = "attention"
+        return {
+            "workspace": path_to_uri(self.workspace),
+            "integrity": integrity,
+            "issueCount": issues,
+            "pages": len(vault.by_key),
+            "ready": self.loaded.is_set(),
+        }
+
+
+def count_issues(vault: Vault) -> int:
+    """Files with protocol-level problems, the same ones the runtime's health report counts."""
+    issues = 0
+    for entry in vault.entries.values():
+        if (
+            entry.symlink
+            or entry.read_error
+            or entry.conflicts
+            or (entry.info is not None and entry.info.problems)
+            or entry.kind == "stray"
+        ):
+            issues += 1
+    issues += sum(len(paths) for paths in vault.by_key.values() if len(paths) > 1)
+    return issues
