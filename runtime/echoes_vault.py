@@ -908,10 +908,11 @@ SECRET_SHAPES: Tuple[_Shape, ...] = (
     _Shape("API key (sk-)", r"sk-(?<!\w...)(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"),
     _Shape("API key (sk-)", r"sk-(?<!\w...)[A-Za-z0-9]{32,}(?![\w-])"),
     # Its first part runs to a `.`, so when the first `eyJ` that begins a word in a run fails,
-    # every later one in that run fails too: the start is looked for once per run.
+    # every later one in that run fails too: the start is looked for once per run (and the
+    # engine turns away a run too short for the first part).
     _Shape(
         "JSON Web Token",
-        r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]*?(?<!\w)(?P<secret>eyJ)",
+        r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]*?(?<!\w)(?P<secret>eyJ)(?=[A-Za-z0-9_-]{8})",
         _run(_B64URL, 8),
         _literal(".eyJ"),
         _run(_B64URL, 8),
