@@ -654,7 +654,9 @@ def index_text(lines: Sequence[str]) -> str:
     return INDEX_HEADER + ("\n" + "\n".join(lines) + "\n" if lines else "")
 
 
-LEGACY_INDEX_ROW = r"^\s*[-*]\s+\[\[([^\]|#]+)(?:\|[^\]]*)?\]\]\s*:\s*(.*?)\s*$"  # compiled on use
+# Compiled on use. The description is the rest of the line, its trailing blanks stripped after
+# the match: `(.*?)\s*$` would try the blanks again from every place inside a run of them.
+LEGACY_INDEX_ROW = r"^\s*[-*]\s+\[\[([^\]|#]+)(?:\|[^\]]*)?\]\]\s*:\s*(.*)$"
 
 
 def parse_index_rows(text: str) -> List[Tuple[str, str, int]]:
@@ -664,7 +666,7 @@ def parse_index_rows(text: str) -> List[Tuple[str, str, int]]:
     for number, line in enumerate(split_lines(text)):
         match = row_match(line)
         if match:
-            rows.append((nfc(match.group(1).strip()), match.group(2), number))
+            rows.append((nfc(match.group(1).strip()), match.group(2).rstrip(), number))
     return rows
 
 
