@@ -28,6 +28,14 @@ def run(prefix: str, char: str, tail: str = "") -> Text:
     return lambda size: prefix + char * max(0, size - len(prefix) - len(tail)) + tail
 
 
+def open_runs_then_pairs(size: int) -> str:
+    """Backtick runs of many lengths that nothing closes (no run of 4 closes any of them), then
+    pairs of 4-backtick runs, then a link: each open run could be searched for to the end."""
+    count = int((size / 4) ** 0.5)
+    head = " ".join("`" * length for length in range(1, count + 1) if length != 4)
+    return repeated(" ```` ````", head)(size - 6) + " [[y]]"
+
+
 SECRET_TEXTS: Dict[str, Dict[str, Text]] = {
     "private key": {
         "prefix repeated": repeated("-----BEGIN "),
@@ -156,6 +164,7 @@ MARKDOWN_TEXTS: Dict[str, Dict[str, Text]] = {
             + " [[y]]"
         ),
         "unclosed runs": repeated("`` [[a]] "),
+        "open runs of many lengths before closed pairs": open_runs_then_pairs,
     },
     "callouts": {"markers repeated": repeated("> [!note] x\n"), "blanks": run(">", " ", "[!x]")},
 }
