@@ -427,7 +427,7 @@ def _scan_links(
     """The links from offset `begin` on, outside fenced code and code spans."""
     links: List[Link] = []
     starts = lines.starts
-    code = _LineCode(text)
+    code = _LineCode(text) if "`" in text else None
     for match in LINK.finditer(text, begin):
         inner = match.group(1)
         offset = match.start()
@@ -438,7 +438,7 @@ def _scan_links(
             continue
         line = bisect_right(starts, offset) - 1
         column = offset - starts[line]
-        if code.covers(starts[line], column, match.end()):
+        if code is not None and code.covers(starts[line], column, match.end()):
             continue
         links.append(parse_link(inner, embed, line, column))
     return links
@@ -471,7 +471,7 @@ def _place_links(
 ) -> List[Link]:
     """The links at these offsets outside code, as `_scan_links` gives them, each placed by
     counting the newlines since the one before (no line table)."""
-    code = _LineCode(text)
+    code = _LineCode(text) if "`" in text else None
     links: List[Link] = []
     line = line_start = counted = 0
     for offset, inner in found:
@@ -487,7 +487,7 @@ def _place_links(
             line_start = text.rfind("\n", counted, offset) + 1
         counted = offset
         column = offset - line_start
-        if code.covers(line_start, column, end):
+        if code is not None and code.covers(line_start, column, end):
             continue
         links.append(parse_link(inner, embed, line, column))
     return links
@@ -520,7 +520,9 @@ def scan(text: str, first_line: int = 0) -> Structure:
             if fences and _inside(fences, offset):
                 continue
             line, column = lines.locate(offset)
-            title = _without_closing_hashes(match.group(2).rstrip(" \t"))
+            title = match.group(2).rstrip(" \t")
+            if title.endswith("#"):
+                title = _without_closing_hashes(title)
             whole = match.end() - match.start() - 1
             headings.append(
                 Heading(len(match.group(1)), title.strip(), line, column, column + whole)
