@@ -717,14 +717,14 @@ def daily_filename(stamp_utc: object, kind: str, agent: Optional[str], token: st
 # ---------------------------------------------------------------------------------------------
 # Credential-shaped text. Precision over recall: each shape needs a distinctive prefix or form.
 #
-# Any text is scanned in time linear in its length: no shape restarts inside a run. A shape is
-# an expression the regex engine can only run in linear time. Every unbounded repeat in it is
-# either of a class that leaves out a character of the literal text before the repeat (a run it
-# reads holds no other start of the shape), or the expression's last element (a candidate fails
-# within the repeat's least length, or takes the whole run). Where a shape cannot be written so
-# (a JSON Web Token's first part runs to a `.`; a GitLab token ends at a word boundary), its
-# expression finds where it starts and its parts read the rest forward, each run once; the
-# start of a JSON Web Token reads each run once. `secret_scan_work` counts the work for tests.
+# Any text is scanned in time linear in its length. Each shape is an expression that the regex
+# engine can only run in linear time: every unbounded repeat in it either leaves out a character
+# of the literal text before it (so a run it reads holds no other start of the shape) or ends the
+# expression (so a candidate fails within the repeat's least length, or takes the whole run).
+# The two shapes that cannot be written so find where they start, and their parts read the rest
+# forward, each run once: a JSON Web Token (its first part runs to a `.`; it is looked for once
+# per run of its characters) and a GitLab token (it ends at the last word boundary of its run).
+# `secret_scan_work` counts the candidates tried and the characters read, for the tests.
 # ---------------------------------------------------------------------------------------------
 
 # Expressions are compiled on first use: most texts never need them, and compiling them all is
