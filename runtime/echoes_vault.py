@@ -18,6 +18,7 @@ import stat
 import sys
 import time
 import unicodedata
+from bisect import bisect_left, insort
 from dataclasses import dataclass
 from itertools import compress as _compress
 from typing import (
@@ -31,6 +32,7 @@ from typing import (
     Sequence,
     Set,
     Tuple,
+    Union,
 )
 
 PROTOCOL_VERSION = "1.0.0"
@@ -653,7 +655,9 @@ def index_text(lines: Sequence[str]) -> str:
     return INDEX_HEADER + ("\n" + "\n".join(lines) + "\n" if lines else "")
 
 
-LEGACY_INDEX_ROW = r"^\s*[-*]\s+\[\[([^\]|#]+)(?:\|[^\]]*)?\]\]\s*:\s*(.*?)\s*$"  # compiled on use
+# Compiled on use. The description is the rest of the line, its trailing blanks stripped after
+# the match: `(.*?)\s*$` would try the blanks again from every place inside a run of them.
+LEGACY_INDEX_ROW = r"^\s*[-*]\s+\[\[([^\]|#]+)(?:\|[^\]]*)?\]\]\s*:\s*(.*)$"
 
 
 def parse_index_rows(text: str) -> List[Tuple[str, str, int]]:
@@ -663,7 +667,7 @@ def parse_index_rows(text: str) -> List[Tuple[str, str, int]]:
     for number, line in enumerate(split_lines(text)):
         match = row_match(line)
         if match:
-            rows.append((nfc(match.group(1).strip()), match.group(2), number))
+            rows.append((nfc(match.group(1).strip()), match.group(2).rstrip(), number))
     return rows
 
 
@@ -712,70 +716,216 @@ def daily_filename(stamp_utc: object, kind: str, agent: Optional[str], token: st
 
 
 # ---------------------------------------------------------------------------------------------
-# Credential-shaped text. Precision over recall: each pattern needs a distinctive prefix or shape.
+# Credential-shaped text. Precision over recall: each shape needs a distinctive prefix or form.
+#
+# Any text is scanned in time linear in its length. Each shape is an expression that the regex
+# engine can only run in linear time: every unbounded repeat in it either leaves out a character
+# of the literal text before it (so a run it reads holds no other start of the shape) or ends the
+# expression (so a candidate fails within the repeat's least length, or takes the whole run).
+# The two shapes that cannot be written so find where they start, and their parts read the rest
+# forward, each run once: a JSON Web Token (its first part runs to a `.`; it is looked for once
+# per run of its characters) and a GitLab token (it ends at the last word boundary of its run).
+# `secret_scan_work` counts the candidates tried and the characters read, for the tests.
 # ---------------------------------------------------------------------------------------------
 
-# Expression sources, compiled on first use (then from `re`'s cache): most texts never need them,
-# and compiling them all is a measurable part of every runtime start.
+# Expressions are compiled on first use: most texts never need them, and compiling them all is
+# a measurable part of every runtime start.
+_COMPILED: Dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(source: str) -> re.Pattern[str]:
+    pattern = _COMPILED.get(source)
+    if pattern is None:
+        pattern = _COMPILED[source] = re.compile(source)
+    return pattern
+
+
+class _Reader:
+    """One text, read forward by the shapes. Counts the candidates tried and the characters
+    read, so that tests can see the work grow with the text and no faster."""
+
+    __slots__ = ("candidates", "read", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.candidates = 0
+        self.read = 0
+
+    def run(self, position: int, chars: str) -> int:
+        """Where the run of the class `chars` from `position` ends."""
+        match = _compiled(chars + "*").match(self.text, position)
+        end = match.end() if match else position
+        self.read += end - position
+        return end
+
+    def is_word(self, position: int) -> bool:
+        """Whether the character at `position` is a word character (`\\w`); False at the end."""
+        return _compiled(r"\w").match(self.text, position) is not None
+
+
+# A part of a shape: from a position, where the part ends, or None when it is not there.
+Part = Callable[[_Reader, int], Optional[int]]
+
+
+def _run(chars: str, least: int) -> Part:
+    """A whole run of the class `chars`, at least `least` long: as the repeat of an expression,
+    but read once, never given back."""
+
+    def part(reader: _Reader, position: int) -> Optional[int]:
+        end = reader.run(position, chars)
+        return end if end - position >= least else None
+
+    return part
+
+
+def _literal(expected: str) -> Part:
+    def part(reader: _Reader, position: int) -> Optional[int]:
+        reader.read += len(expected)
+        found = reader.text.startswith(expected, position)
+        return position + len(expected) if found else None
+
+    return part
+
+
+def _run_to_word_end(chars: str, least: int) -> Part:
+    """At least `least` characters of a run of word characters and dashes, up to its last word
+    boundary (`\\b`), which lies where a dash meets a word character. When there is none, the
+    run holds no dash after a word character, so no later start of the shape lies in it."""
+
+    def part(reader: _Reader, position: int) -> Optional[int]:
+        end = reader.run(position, chars)
+        text = reader.text
+        if end > position and reader.is_word(end - 1) == reader.is_word(end):
+            if text[end - 1] == "-":
+                end = position + len(text[position:end].rstrip("-"))
+            else:
+                end = text.rfind("-", position, end) + 1 or position
+        return end if end - position >= least else None
+
+    return part
+
+
+_URI_SCHEME_MAX = 21  # the longest scheme a credential URI has
+_URI = r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'\"<>]{1,64}:[^\s/@'\"<>]{1,128}@[^\s/@'\"<>]+"
+
+
+def _uri_search(text: str, position: int) -> Optional[re.Match[str]]:
+    """The first credential URI from `position`. Its expression has no literal text to search
+    for ahead of its scheme, so the engine would try it at every word: it is tried only where
+    `://` is followed by `user:password@`, from the first scheme that fits before (a scheme
+    holds no `:`, so at most one `://` is in reach, and every later scheme shares its rest)."""
+    rest = _compiled(r"://[^\s:/@'\"<>]{1,64}:[^\s/@'\"<>]{1,128}@").search
+    scheme = _compiled(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://").search
+    found = rest(text, position)
+    while found is not None:
+        colon = found.start()
+        reach = max(0, colon - _URI_SCHEME_MAX)
+        low = max(position, reach, text.rfind(":", reach, colon) + 1)
+        begins = scheme(text, low, colon + 3)
+        match = _compiled(_URI).match(text, begins.start()) if begins else None
+        if match is not None:
+            return match
+        found = rest(text, colon + 1)
+    return None
+
+
+class _Shape:
+    """A credential's form: the expression that finds it (or a function that searches for it
+    from a position), and for a few shapes the parts that read what follows. A group named
+    `secret` marks where the credential begins, after a label or before a run's first `eyJ`."""
+
+    __slots__ = ("kind", "parts", "start")
+
+    def __init__(
+        self,
+        kind: str,
+        start: Union[str, Callable[[str, int], Optional[re.Match[str]]]],
+        *parts: Part,
+    ) -> None:
+        self.kind = kind
+        self.start = start
+        self.parts = parts
+
+    def search(self, text: str, position: int) -> Optional[re.Match[str]]:
+        if isinstance(self.start, str):
+            return _compiled(self.start).search(text, position)
+        return self.start(text, position)
+
+
+_B64URL = "[A-Za-z0-9_-]"
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-SECRET_PATTERNS: Tuple[Tuple[str, str], ...] = (
-    ("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-    # Each pattern begins with literal text so that the regex engine can search for it quickly;
-    # the word boundary before it is the look-behind `(?<!\w...)` just after it.
-    ("AWS access key ID", r"A(?:KIA|SIA|BIA|CCA)(?<!\w.{4})[0-9A-Z]{16}\b"),
-    (
+
+# The shapes, in the order they claim text (a later shape never takes text an earlier one took).
+# Each expression begins with literal text, so that the regex engine can search for it quickly;
+# the word boundary before it is the look-behind `(?<!\w...)` just after it.
+SECRET_SHAPES: Tuple[_Shape, ...] = (
+    _Shape("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+    _Shape("AWS access key ID", r"A(?:KIA|SIA|BIA|CCA)(?<!\w.{4})[0-9A-Z]{16}\b"),
+    _Shape(
         "AWS secret access key",
         r"(?i:aws_?secret_?access_?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
-        r"(?P<value>(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        r"(?P<secret>(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
     ),
-    ("Azure storage account key", r"AccountKey=[A-Za-z0-9+/]{86}=="),
-    ("GitHub token", r"gh[pousr]_(?<!\w.{4})[A-Za-z0-9]{36,255}\b"),
-    ("GitHub fine-grained token", r"github_pat_(?<!\w.{11})[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b"),
-    ("GitLab token", r"gl(?<!\w..)(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_-]{20,}\b"),
+    _Shape("Azure storage account key", r"AccountKey=[A-Za-z0-9+/]{86}=="),
+    _Shape("GitHub token", r"gh[pousr]_(?<!\w.{4})[A-Za-z0-9]{36,255}\b"),
+    _Shape(
+        "GitHub fine-grained token",
+        r"github_pat_(?<!\w.{11})[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b",
+    ),
+    # ends at a word boundary, which the engine would look for back through the whole run
+    _Shape(
+        "GitLab token",
+        r"gl(?<!\w..)(?:pat|dt|ptt|rt|cbt|oas)-",
+        _run_to_word_end(_B64URL, 20),
+    ),
     # the first part is a number (a team or app ID), so a greeting-card slug after `xoxo-` is prose
-    ("Slack token", r"xox(?<!\w...)[abposr]-[0-9]+-(?:[0-9A-Za-z]+-){0,3}[0-9A-Za-z]{6,}\b"),
-    (
+    _Shape("Slack token", r"xox(?<!\w...)[abposr]-[0-9]+-(?:[0-9A-Za-z]+-){0,3}[0-9A-Za-z]{6,}\b"),
+    _Shape(
         "Slack webhook",
         r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}",
     ),
-    ("Stripe key", r"sk_(?<!\w...)(?:live|test)_[0-9A-Za-z]{16,}\b"),
-    ("Stripe key", r"rk_(?<!\w...)(?:live|test)_[0-9A-Za-z]{16,}\b"),
-    ("npm token", r"npm_(?<!\w....)[A-Za-z0-9]{36}\b"),
-    ("PyPI token", r"pypi-(?<!\w.{5})AgE[A-Za-z0-9_-]{50,}"),
-    ("Hugging Face token", r"hf_(?<!\w...)[A-Za-z]{34}\b"),
-    ("Google API key", r"AIza(?<!\w....)[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
-    ("SendGrid API key", r"SG\.(?<!\w...)[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![\w-])"),
-    (
+    _Shape("Stripe key", r"sk_(?<!\w...)(?:live|test)_[0-9A-Za-z]{16,}\b"),
+    _Shape("Stripe key", r"rk_(?<!\w...)(?:live|test)_[0-9A-Za-z]{16,}\b"),
+    _Shape("npm token", r"npm_(?<!\w....)[A-Za-z0-9]{36}\b"),
+    _Shape("PyPI token", r"pypi-(?<!\w.{5})AgE[A-Za-z0-9_-]{50,}"),
+    _Shape("Hugging Face token", r"hf_(?<!\w...)[A-Za-z]{34}\b"),
+    _Shape("Google API key", r"AIza(?<!\w....)[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
+    _Shape("SendGrid API key", r"SG\.(?<!\w...)[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![\w-])"),
+    _Shape(
         "Discord bot token",
         r"[MNO](?<![\w-].)[A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![\w-])",
     ),
-    ("Telegram bot token", r"(?<![\w:])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])"),
-    ("Twilio key", r"SK(?<!\w..)[0-9a-fA-F]{32}(?![0-9A-Za-z_])"),
-    ("Twilio key", r"AC(?<!\w..)[0-9a-f]{32}(?![0-9A-Za-z_])"),
-    ("Heroku API key", r"HRKU-(?<!\w.{5})[A-Za-z0-9_-]{60,}"),
-    (
+    _Shape("Telegram bot token", r"(?<![\w:])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])"),
+    _Shape("Twilio key", r"SK(?<!\w..)[0-9a-fA-F]{32}(?![0-9A-Za-z_])"),
+    _Shape("Twilio key", r"AC(?<!\w..)[0-9a-f]{32}(?![0-9A-Za-z_])"),
+    _Shape("Heroku API key", r"HRKU-(?<!\w.{5})[A-Za-z0-9_-]{60,}"),
+    _Shape(
         "Heroku API key",
-        r"(?i:heroku)[A-Za-z_-]{0,20}(?i:key|token)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<value>"
-        + _UUID
-        + r")\b",
+        r"(?i:heroku)[A-Za-z_-]{0,20}(?i:key|token)[\"']?[ \t]*[:=][ \t]*[\"']?"
+        r"(?P<secret>" + _UUID + r")\b",
     ),
     # Anthropic keys name their purpose and a version (`sk-ant-api03-…`).
-    ("Anthropic API key", r"sk-ant-(?<!\w.{7})[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{20,}"),
+    _Shape("Anthropic API key", r"sk-ant-(?<!\w.{7})[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{20,}"),
     # `sk-` keys either carry a known kind (`sk-proj-…`) and a long random tail, or are one long
     # run of letters and digits; slugs and branch names (`sk-1234-fix-login`) are neither.
-    ("API key (sk-)", r"sk-(?<!\w...)(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"),
-    ("API key (sk-)", r"sk-(?<!\w...)[A-Za-z0-9]{32,}(?![\w-])"),
-    (
+    _Shape("API key (sk-)", r"sk-(?<!\w...)(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"),
+    _Shape("API key (sk-)", r"sk-(?<!\w...)[A-Za-z0-9]{32,}(?![\w-])"),
+    # Its first part runs to a `.`, so when the first `eyJ` that begins a word in a run fails,
+    # every later one in that run fails too: the start is looked for once per run (and the
+    # engine turns away a run too short for the first part).
+    _Shape(
         "JSON Web Token",
-        r"eyJ(?<!\w...)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}",
+        r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]*?(?<!\w)(?P<secret>eyJ)(?=[A-Za-z0-9_-]{8})",
+        _run(_B64URL, 8),
+        _literal(".eyJ"),
+        _run(_B64URL, 8),
+        _literal("."),
+        _run(_B64URL, 10),
     ),
-    # Its scheme comes first, so it is matched only near each `://` (see `_secret_matches`).
-    (
-        "credential URI",
-        r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'\"<>]{1,64}:[^\s/@'\"<>]{1,128}@[^\s/@'\"<>]+",
-    ),
+    _Shape("credential URI", _uri_search),
 )
-_URI_SCHEME_MAX = 21  # the longest scheme the credential URI pattern accepts
+_EVERY_KIND = frozenset(shape.kind for shape in SECRET_SHAPES)
+
 # A secret access key printed within this many characters of an AWS access key ID is its pair.
 _AWS_PAIR_REACH = 200
 _AWS_SECRET = r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
@@ -932,31 +1082,6 @@ def _gated_kinds(text: str) -> Set[str]:
     return present
 
 
-def _secret_matches(kind: str, pattern: str, text: str) -> Iterator[re.Match[str]]:
-    """What `re.finditer(pattern, text)` gives. A credential URI is only tried at the few places
-    its scheme can begin: at most `_URI_SCHEME_MAX` characters before a `://` (a scheme holds no
-    `:`, so a match uses the first `://` after its start); elsewhere the engine would test every
-    position of the text."""
-    compiled = re.compile(pattern)
-    if kind != "credential URI":
-        yield from compiled.finditer(text)
-        return
-    match_at = compiled.match
-    position = 0
-    while True:
-        found = text.find("://", position)
-        if found < 0:
-            return
-        for start in range(max(position, found - _URI_SCHEME_MAX), found - 1):
-            match = match_at(text, start)
-            if match is not None:
-                yield match
-                position = match.end()
-                break
-        else:
-            position = found + 1
-
-
 def _is_secret_value(kind: str, value: str) -> bool:
     """The checks a pattern cannot express: placeholders, and mixed characters for some kinds."""
     if kind == "credential URI":
@@ -972,49 +1097,97 @@ def _is_secret_value(kind: str, value: str) -> bool:
     return True
 
 
-def _secret_spans(text: str, present: Set[str]) -> List[Tuple[str, int, int]]:
-    spans: List[Tuple[str, int, int]] = []
-    for kind, pattern in SECRET_PATTERNS:
-        if kind not in present:
+def _shape_matches(shape: _Shape, reader: _Reader) -> Iterator[Tuple[int, int]]:
+    """(start, end) of each match of one shape, left to right and never overlapping, as
+    `re.finditer` gives them; a labelled shape reports its value only."""
+    position = 0
+    while True:
+        match = shape.search(reader.text, position)
+        if match is None:
+            return
+        reader.candidates += 1
+        reader.read += match.end() - match.start()
+        end = _read_parts(shape.parts, reader, match.end())
+        if end is None:
+            position = match.end()
             continue
-        for match in _secret_matches(kind, pattern, text):
-            # a labelled pattern (`aws_secret_access_key = …`) reports only its value
-            part = "value" if match.re.groupindex else 0
-            start, end = match.span(part)
-            if any(start < e and s < end for _k, s, e in spans):
-                continue
-            if not _is_secret_value(kind, match.group(part)):
-                continue
-            spans.append((kind, start, end))
+        yield match.start("secret" if match.re.groupindex else 0), end
+        position = end
+
+
+def _read_parts(parts: Sequence[Part], reader: _Reader, position: int) -> Optional[int]:
+    """Where the last part ends, each read from where the one before stopped; None if one fails."""
+    for part in parts:
+        end = part(reader, position)
+        if end is None:
+            return None
+        position = end
+    return position
+
+
+def _overlaps(taken: List[Tuple[int, int, str]], start: int, end: int) -> bool:
+    """Whether [start, end) overlaps a span of `taken` (sorted, none overlapping another)."""
+    before = bisect_left(taken, (end,))  # the spans that begin before `end`
+    return before > 0 and taken[before - 1][1] > start
+
+
+def _secret_spans(
+    text: str, present: Set[str], reader: Optional[_Reader] = None
+) -> List[Tuple[str, int, int]]:
+    reader = reader or _Reader(text)
+    taken: List[Tuple[int, int, str]] = []
+    for shape in SECRET_SHAPES:
+        if shape.kind not in present:
+            continue
+        found = [
+            (start, end, shape.kind)
+            for start, end in _shape_matches(shape, reader)
+            if not _overlaps(taken, start, end) and _is_secret_value(shape.kind, text[start:end])
+        ]
+        taken = sorted(taken + found)  # two sorted runs: merged in linear time
     if "AWS access key ID" in present:
-        _add_aws_pairs(text, spans)
-    spans.sort(key=lambda span: span[1])
-    return spans
+        _add_aws_pairs(reader, taken)
+    return [(kind, start, end) for start, end, kind in taken]
 
 
-def _add_aws_pairs(text: str, spans: List[Tuple[str, int, int]]) -> None:
-    """A 40-character secret access key printed next to an access key ID (spans grow in place)."""
-    pattern = re.compile(_AWS_SECRET)
-    for kind, start, end in list(spans):
-        if kind != "AWS access key ID":
-            continue
-        low = max(0, start - _AWS_PAIR_REACH)
-        for match in pattern.finditer(text, low, min(len(text), end + _AWS_PAIR_REACH)):
+def _add_aws_pairs(reader: _Reader, taken: List[Tuple[int, int, str]]) -> None:
+    """A 40-character secret access key printed next to an access key ID (spans grow in place):
+    within `_AWS_PAIR_REACH` characters of the ID, as the end of that reach sees it. Where two
+    reaches overlap, the second begins where the first could no longer see a whole key."""
+    text = reader.text
+    search = _compiled(_AWS_SECRET).finditer
+    seen = 0
+    for start, end, _kind in [span for span in taken if span[2] == "AWS access key ID"]:
+        low = max(start - _AWS_PAIR_REACH, seen - 39, 0)
+        seen = min(len(text), end + _AWS_PAIR_REACH)
+        reader.read += max(0, seen - low)
+        for match in search(text, low, seen):
             s, e = match.span()
-            if any(s < taken_end and taken_start < e for _k, taken_start, taken_end in spans):
-                continue
-            if _is_secret_value("AWS secret access key", match.group(0)):
-                spans.append(("AWS secret access key", s, e))
+            if not _overlaps(taken, s, e) and _is_secret_value("AWS secret access key", match[0]):
+                insort(taken, (s, e, "AWS secret access key"))
 
 
 def _match_secrets(text: str, present: Set[str]) -> List[SecretHit]:
     hits: List[SecretHit] = []
+    line = line_start = counted = 0
     for kind, start, end in _secret_spans(text, present):
-        line = text.count("\n", 0, start)
-        column = start - (text.rfind("\n", 0, start) + 1)
+        newlines = text.count("\n", counted, start)  # each stretch of the text is counted once
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", counted, start) + 1
+        counted = start
+        column = start - line_start
         hits.append(SecretHit(kind, line, column, column + (end - start)))
-    hits.sort(key=lambda h: (h.line, h.start))
     return hits
+
+
+def secret_scan_work(text: str) -> Tuple[int, int]:
+    """(candidates tried, characters read) by a scan for every shape, with no gate in front:
+    what the tests and `bench/scanner_bench.py` use to show that the work grows in proportion
+    to the text, whatever it holds."""
+    reader = _Reader(text)
+    _secret_spans(text, set(_EVERY_KIND), reader)
+    return reader.candidates, reader.read
 
 
 def secret_problems(text: str) -> List[Problem]:

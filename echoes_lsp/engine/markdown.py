@@ -7,17 +7,21 @@ excluded so that `[[x]]` inside code is not a link.
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate, count
 from operator import add
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 # Each pattern begins with a literal (`[[`, a newline, `^`) so that the regex engine can skip
 # ahead with a fast search instead of trying every position: about 10x faster on large vaults.
+# Every page is untrusted text, so each pattern and each loop below runs in time linear in the
+# text: no repeat can read a run that holds another place where its pattern begins, and no line
+# or range is searched again for each link on it.
 LINK = re.compile(r"\[\[([^\[\]\n]*)\]\]")  # `!` before `[[` (an embed) is checked by hand
 HEADING = re.compile(r"\n {0,3}(#{1,6})[ \t]+([^\n]*)")  # ATX heading on the line after `\n`
-HEADING_CLOSE = re.compile(r"[ \t]+#+$")
+BACKTICKS = re.compile(r"`+")
 BLOCK_ID = re.compile(r"\^([A-Za-z0-9-]+)[ \t]*$", re.M)  # preceded by a line start or blank
 FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.M)
 CALLOUT = re.compile(r"^>[ \t]*\[!([A-Za-z-]+)\][+-]?[ \t]*(.*)$")
@@ -213,39 +217,10 @@ class Structure:
         wanted = {inner for inner in targets if not skip(inner)}
         if not wanted:
             return []
-        # Every `[[inner]]` in the text is a match of LINK (an inner holds no brackets, so
-        # matches cannot overlap), so the few wanted links are found by plain searches.
-        found: List[Tuple[int, str]] = []
-        for inner in wanted:
-            needle = f"[[{inner}]]"
-            at = text.find(needle, begin)
-            while at != -1:
-                found.append((at, inner))
-                at = text.find(needle, at + len(needle))
-        found.sort()
         fences = fenced_ranges(text[begin:]) if begin else fenced_ranges(text)
         if begin and fences:
             fences = [(s + begin, e + begin) for s, e in fences]
-        # Each kept link is placed by counting newlines, with no line table. The positions and
-        # code checks are those of `_scan_links`.
-        links: List[Link] = []
-        for offset, inner in found:
-            end = offset + len(inner) + 4
-            embed = offset > begin and text[offset - 1] == "!"
-            if embed:
-                offset -= 1
-            if fences and _inside(fences, offset):
-                continue
-            line = text.count("\n", 0, offset)
-            line_start = text.rfind("\n", 0, offset) + 1
-            column = offset - line_start
-            if "`" in text[line_start:end]:
-                line_end = text.find("\n", offset)
-                line_text = text[line_start : line_end if line_end != -1 else len(text)]
-                if _inside(code_span_ranges(line_text), column):
-                    continue
-            links.append(parse_link(inner, embed, line, column))
-        return links
+        return _place_links(text, begin, _wanted_offsets(text, begin, wanted), fences)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Structure):
@@ -325,33 +300,81 @@ def fenced_ranges(text: str) -> List[Tuple[int, int]]:
 
 
 def code_span_ranges(line: str) -> List[Tuple[int, int]]:
-    """Column ranges of inline code spans on one line."""
+    """Column ranges of inline code spans on one line. A run of n backticks opens a span, which
+    the first later run that can close it closes: a run of n, or, as a search for n backticks
+    not followed by another finds them, the last n of a run of n + k(n + 1)."""
     if "`" not in line:
         return []
+    runs = [match.span() for match in BACKTICKS.finditer(line)]
+    lengths = [end - start for start, end in runs]
+    last_closer = _last_closers(lengths)
     spans: List[Tuple[int, int]] = []
     index = 0
-    length = len(line)
-    while index < length:
-        if line[index] != "`":
-            index += 1
+    while index < len(runs):
+        opener = lengths[index]
+        if last_closer(opener) <= index:
+            index += 1  # nothing after it closes it: a literal run
             continue
-        run_end = index
-        while run_end < length and line[run_end] == "`":
-            run_end += 1
-        run = line[index:run_end]
-        close = line.find(run, run_end)
-        while close != -1 and close + len(run) < length and line[close + len(run)] == "`":
-            close = line.find(run, close + len(run) + 1)
-        if close == -1:
-            index = run_end
-            continue
-        spans.append((index, close + len(run)))
-        index = close + len(run)
+        close = index + 1
+        while not _closes(lengths[close], opener):
+            close += 1
+        spans.append((runs[index][0], runs[close][1]))
+        index = close + 1
     return spans
 
 
+def _closes(length: int, opener: int) -> bool:
+    """Whether a run of `length` backticks closes a span that a run of `opener` opened."""
+    return length >= opener and (length - opener) % (opener + 1) == 0
+
+
+def _last_closers(lengths: List[int]) -> Callable[[int], int]:
+    """For an opener's length, the index of the last run that can close it (-1 if none). Known
+    once per length, so that a line of many runs left open is not read to its end for each: a
+    line of n characters has fewer than sqrt(2n) distinct lengths."""
+    last: Dict[int, int] = {}
+    for index, length in enumerate(lengths):
+        last[length] = index
+    known: Dict[int, int] = {}
+
+    def last_closer(opener: int) -> int:
+        if opener not in known:
+            closers = [index for length, index in last.items() if _closes(length, opener)]
+            known[opener] = max(closers, default=-1)
+        return known[opener]
+
+    return last_closer
+
+
+class _LineCode:
+    """The code spans of each line, found once per line however many links it holds, and
+    where its first backtick is (a line without one before a link has no code there)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lines: Dict[int, Tuple[int, int]] = {}  # line start: first backtick, line end
+        self._spans: Dict[int, List[Tuple[int, int]]] = {}
+
+    def covers(self, line_start: int, column: int, link_end: int) -> bool:
+        """Whether a link at `column` of the line beginning at `line_start` is code."""
+        known = self._lines.get(line_start)
+        if known is None:
+            line_end = self.text.find("\n", line_start)
+            line_end = len(self.text) if line_end == -1 else line_end
+            known = self._lines[line_start] = (self.text.find("`", line_start, line_end), line_end)
+        tick, line_end = known
+        if tick == -1 or tick >= link_end:
+            return False
+        spans = self._spans.get(line_start)
+        if spans is None:
+            spans = self._spans[line_start] = code_span_ranges(self.text[line_start:line_end])
+        return _inside(spans, column)
+
+
 def _inside(ranges: Sequence[Tuple[int, int]], position: int) -> bool:
-    return any(start <= position < end for start, end in ranges)
+    """Whether a position lies in one of the ranges (in order, none overlapping another)."""
+    index = bisect_right(ranges, (position, sys.maxsize)) - 1
+    return index >= 0 and position < ranges[index][1]
 
 
 def parse_link(inner: str, embed: bool, line: int, start: int) -> Link:
@@ -404,7 +427,7 @@ def _scan_links(
     """The links from offset `begin` on, outside fenced code and code spans."""
     links: List[Link] = []
     starts = lines.starts
-    spans_by_line: dict = {}
+    code = _LineCode(text) if "`" in text else None
     for match in LINK.finditer(text, begin):
         inner = match.group(1)
         offset = match.start()
@@ -415,15 +438,68 @@ def _scan_links(
             continue
         line = bisect_right(starts, offset) - 1
         column = offset - starts[line]
-        if "`" in text[starts[line] : match.end()]:
-            line_text = lines.line_text(line)
-            spans = spans_by_line.get(line)
-            if spans is None:
-                spans = spans_by_line[line] = code_span_ranges(line_text)
-            if _inside(spans, column):
-                continue
+        if code is not None and code.covers(starts[line], column, match.end()):
+            continue
         links.append(parse_link(inner, embed, line, column))
     return links
+
+
+# Up to this many wanted inner texts are found by plain searches, one pass each; more are found
+# by one pass over all the links.
+_FEW_WANTED = 16
+
+
+def _wanted_offsets(text: str, begin: int, wanted: Set[str]) -> List[Tuple[int, str]]:
+    """Where each wanted `[[inner]]` stands from `begin` on, in order. Every `[[inner]]` in the
+    text is a match of LINK (an inner holds no brackets, so matches cannot overlap)."""
+    if len(wanted) > _FEW_WANTED:
+        matches = LINK.finditer(text, begin)
+        return [(match.start(), match.group(1)) for match in matches if match.group(1) in wanted]
+    found: List[Tuple[int, str]] = []
+    for inner in wanted:
+        needle = f"[[{inner}]]"
+        at = text.find(needle, begin)
+        while at != -1:
+            found.append((at, inner))
+            at = text.find(needle, at + len(needle))
+    found.sort()
+    return found
+
+
+def _place_links(
+    text: str, begin: int, found: List[Tuple[int, str]], fences: Sequence[Tuple[int, int]]
+) -> List[Link]:
+    """The links at these offsets outside code, as `_scan_links` gives them, each placed by
+    counting the newlines since the one before (no line table)."""
+    code = _LineCode(text) if "`" in text else None
+    links: List[Link] = []
+    line = line_start = counted = 0
+    for offset, inner in found:
+        end = offset + len(inner) + 4
+        embed = offset > begin and text[offset - 1] == "!"
+        if embed:
+            offset -= 1
+        if fences and _inside(fences, offset):
+            continue
+        newlines = text.count("\n", counted, offset)
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", counted, offset) + 1
+        counted = offset
+        column = offset - line_start
+        if code is not None and code.covers(line_start, column, end):
+            continue
+        links.append(parse_link(inner, embed, line, column))
+    return links
+
+
+def _without_closing_hashes(title: str) -> str:
+    """A heading's text without its closing sequence: the `#`s that end it, after a blank (a
+    backward search from each blank would read the `#`s again for every one of them)."""
+    bare = title.rstrip("#")
+    if bare != title and bare[-1:] in (" ", "\t"):
+        return bare.rstrip(" \t")
+    return title
 
 
 def scan(text: str, first_line: int = 0) -> Structure:
@@ -445,9 +521,8 @@ def scan(text: str, first_line: int = 0) -> Structure:
                 continue
             line, column = lines.locate(offset)
             title = match.group(2).rstrip(" \t")
-            close = HEADING_CLOSE.search(title) if title.endswith("#") else None
-            if close is not None:
-                title = title[: close.start()]
+            if title.endswith("#"):
+                title = _without_closing_hashes(title)
             whole = match.end() - match.start() - 1
             headings.append(
                 Heading(len(match.group(1)), title.strip(), line, column, column + whole)

@@ -143,7 +143,7 @@ def test_s17_fast_gate_covers_every_kind() -> None:
             "-c",
             "import sys; sys.path.insert(0, sys.argv[1]); import echoes_vault as ev; "
             "print({k for _s, _f, ks in ev._SECRET_GATES for k in ks} "
-            "== {kind for kind, _ in ev.SECRET_PATTERNS})",
+            "== {shape.kind for shape in ev.SECRET_SHAPES})",
             str(ROOT / "runtime"),
         ],
         capture_output=True,

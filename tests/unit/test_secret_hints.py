@@ -80,7 +80,7 @@ PIECES = [
 @given(st.lists(st.sampled_from(PIECES), max_size=40))
 def test_the_pre_check_never_changes_the_hits(parts: list) -> None:
     text = "".join(parts)
-    every_kind = {kind for kind, _pattern in rules.SECRET_PATTERNS}
+    every_kind = {shape.kind for shape in rules.SECRET_SHAPES}
     assert rules.find_secrets(text) == rules._match_secrets(text, every_kind)
 
 
@@ -117,20 +117,20 @@ WHOLE_PIECES = [
 @given(st.lists(st.sampled_from(WHOLE_PIECES), max_size=12))
 def test_the_pre_check_never_changes_the_hits_for_any_shape(parts: list) -> None:
     text = "".join(parts)
-    every_kind = {kind for kind, _pattern in rules.SECRET_PATTERNS}
+    every_kind = {shape.kind for shape in rules.SECRET_SHAPES}
     assert rules.find_secrets(text) == rules._match_secrets(text, every_kind)
 
 
 @pytest.mark.parametrize("piece", WHOLE_PIECES)
 def test_the_pre_check_never_changes_the_hits_around_each_piece(piece: str) -> None:
-    every_kind = {kind for kind, _pattern in rules.SECRET_PATTERNS}
+    every_kind = {shape.kind for shape in rules.SECRET_SHAPES}
     for text in (piece, f"key: {piece}\n", f"key={piece} ", f"a.{piece}.b", f"\t'{piece}'"):
         assert rules.find_secrets(text) == rules._match_secrets(text, every_kind), text
 
 
 def test_every_kind_has_a_gate_and_every_gate_needs_its_character() -> None:
     gated = {kind for _sign, _search, kinds in rules._SECRET_GATES for kind in kinds}
-    assert gated == {kind for kind, _pattern in rules.SECRET_PATTERNS}
+    assert gated == {shape.kind for shape in rules.SECRET_SHAPES}
     for sign, search, kinds in rules._SECRET_GATES:
         assert not search("no such character " * 50) or sign in "no such character", kinds
 
@@ -141,7 +141,8 @@ def test_each_required_shape_opens_its_gate(value: str) -> None:
     assert [hit.kind for hit in found] == [kind for kind, shape in SHAPES.items() if shape == value]
 
 
-# The patterns as first written, with `\b` in front: the oracle for the faster forms.
+# The patterns as first written, with `\b` in front: the oracle for the faster forms and for
+# the shapes that read runs with parts.
 PLAIN_PATTERNS = {
     "private key": r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
     "AWS access key ID": r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
@@ -211,9 +212,8 @@ def test_fast_patterns_match_exactly_where_the_plain_ones_do(parts: list) -> Non
 
     text = "".join(parts)
     fast: dict = {}
-    for kind, pattern in rules.SECRET_PATTERNS:  # a kind may have more than one pattern
-        fast.setdefault(kind, []).extend(
-            m.span() for m in rules._secret_matches(kind, pattern, text)
-        )
+    for shape in rules.SECRET_SHAPES:  # a kind may have more than one shape
+        reader = rules._Reader(text)
+        fast.setdefault(shape.kind, []).extend(rules._shape_matches(shape, reader))
     for kind, plain in PLAIN_PATTERNS.items():
         assert sorted(fast[kind]) == [m.span() for m in re.finditer(plain, text)], kind
