@@ -3,7 +3,42 @@
 
 One stdlib-only file, copied into projects as `.echoes-vault/echoes_vault.py`. The first half holds
 the protocol's rules as pure functions (imported by echoes-lsp so that the rules exist once); the
-second half is the writer and its JSON command line.
+second half is the writer and its JSON command line. `__all__` lists the names echoes-lsp
+imports: its public API. Each section opens with a banner `# N. Title (spec §): purpose.`, each
+sub-section with `# --- N.M Title`; `grep -nE '^# ([0-9]|--- )' echoes_vault.py` lists them.
+
+Contents (section, spec §, purpose)
+
+The rules: pure functions of text, shared with echoes-lsp
+   1. Public API, versions, layout names, the error type (5, 6): `__all__`, `EchoesError`.
+   2. Problems: what a rule reports, with codes shared with echoes-lsp.
+   3. Frontmatter (7.2): the restricted syntax pages declare their fields in.
+   4. Conflict markers (7.2, 7.3, 16): unresolved Git merges in pages and the index.
+   5. Page analysis (7.2, 7.3, 16): everything the protocol requires of one page's text.
+   6. Page names (7.1): filename rules, case-folded keys and collisions.
+   7. Index (8): the deterministic index's rows, order and text.
+   8. Hashing (11.3, 12.9): the SHA-256 that optimistic concurrency compares.
+   9. Daily entries (9): agent names and entry filenames.
+  10. Credential-shaped text (17): found by kind and position, masked, never echoed.
+
+The writer: everything that touches the file system
+  11. Writer settings (10, 11): local file names, limits and clocks.
+  12. Workspace, confined paths and atomic writes (11.2, 16): where every write lands.
+  13. The shared lock (11.1): owners of locks and temporary files (13.1); `VaultLock` (13.2).
+  14. Marker (6): reading `.echoes-vault.json`; refusing what this runtime may not write.
+  15. Local state (10, 15): `.echoes-vault/state.json`, the session and its health.
+  16. Pages (7, 8): one read per page per command, with an optional derived cache.
+  17. Command context, payloads and daily entries (9, 12.8, 17): JSON input, entry files.
+  18. Generated adapters (5.3, 12.2, 12.4): agent files that delegate to the project runtime.
+  19. Project runtime (12.1, 12.2): recognizing and installing the project's copy.
+  20. Legacy migration (15): summaries taken from a legacy index by `init` and `migrate`.
+  21. Health (12.5), read-only: durable files and Git readiness (21.1); the vault walk (21.2);
+      the `status` report (21.3); the reference runtime's view (21.4); the status card (21.5).
+  22. Commands (12.2 to 12.12), one handler each: shared helpers (22.1); install (22.2); protocol,
+      status, hydrate, rebuild-index, start (22.3); search (22.4); hash (22.5); upsert (22.6);
+      append and end (22.7).
+  23. Recovery under the lock (11, 12.11): an interrupted `end` rolled forward, dead temp files.
+  24. Command line (12.1): parsing, delegation to the project runtime, output and errors.
 """
 
 from __future__ import annotations
@@ -32,6 +67,10 @@ from typing import (
     Set,
     Tuple,
 )
+
+# =============================================================================================
+# 1. Public API, versions, layout names and the error type (spec 5, 6).
+# =============================================================================================
 
 # The public API: exactly the names echoes-lsp (its server and `check`) imports, kept equal to
 # them by a test. Everything else is this file's own and may change between engine versions.
@@ -121,9 +160,9 @@ class EchoesError(Exception):
         self.code = code
 
 
-# ---------------------------------------------------------------------------------------------
-# Problems: what the rules report. Codes are shared with the language server and `check`.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 2. Problems: what the rules report. Codes are shared with the language server and `check`.
+# =============================================================================================
 
 
 # Slotted where the language allows it (3.10+): a large vault's analysis holds hundreds of
@@ -151,9 +190,9 @@ class Problem:
         return f"{self.code} line {self.line + 1}: {self.message}"
 
 
-# ---------------------------------------------------------------------------------------------
-# Frontmatter: the restricted contract of spec section 7.2.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 3. Frontmatter (spec 7.2): the restricted contract pages declare their fields in.
+# =============================================================================================
 
 KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?=\s|$)[ \t]*(.*)$")
 FENCE = "---"
@@ -310,9 +349,9 @@ def field_value(fm: Frontmatter, key: str) -> Optional[str]:
     return None if error else value
 
 
-# ---------------------------------------------------------------------------------------------
-# Conflict markers.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 4. Conflict markers (spec 7.2, 7.3, 16): unresolved Git merges in pages and the index.
+# =============================================================================================
 
 CONFLICT_OPEN = re.compile(r"<{7}(?:[ \t]|$)")
 CONFLICT_BASE = re.compile(r"\|{7}(?:[ \t]|$)")
@@ -367,9 +406,9 @@ def has_conflict_markers(text: str) -> bool:
     return bool(find_conflict_markers(split_lines(text)))
 
 
-# ---------------------------------------------------------------------------------------------
-# Page analysis: everything the protocol requires of one page's text.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 5. Page analysis (spec 7.2, 7.3, 16): everything the protocol requires of one page's text.
+# =============================================================================================
 
 
 @dataclass(**_SLOTS)
@@ -584,9 +623,9 @@ def page_errors(info: PageInfo) -> str:
     return "; ".join(p.describe() for p in info.problems)
 
 
-# ---------------------------------------------------------------------------------------------
-# Page names (spec 7.1).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 6. Page names (spec 7.1): filename rules, case-folded keys and collisions.
+# =============================================================================================
 
 
 def nfc(text: str) -> str:
@@ -679,9 +718,9 @@ def find_collisions(stems: Iterable[str]) -> Dict[str, List[str]]:
     return {key: sorted(names) for key, names in groups.items() if len(names) > 1}
 
 
-# ---------------------------------------------------------------------------------------------
-# Index (spec 8).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 7. Index (spec 8): the deterministic index's rows, order and text.
+# =============================================================================================
 
 
 def index_summary(summary: str, deprecated: bool) -> str:
@@ -743,9 +782,9 @@ def parse_index_rows(text: str) -> List[Tuple[str, str, int]]:
     return rows
 
 
-# ---------------------------------------------------------------------------------------------
-# Hashing (spec 12.9, 11.3).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 8. Hashing (spec 11.3, 12.9): the SHA-256 that optimistic concurrency compares.
+# =============================================================================================
 
 
 def text_sha256(text: str) -> str:
@@ -760,9 +799,9 @@ def normalize_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-# ---------------------------------------------------------------------------------------------
-# Daily entries (spec 9).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 9. Daily entries (spec 9): agent names and entry filenames.
+# =============================================================================================
 
 # Expression sources for names that only some commands look at; compiled on first use.
 DAILY_NAME = r"^(\d{8})T(\d{6})(\d{6})Z-(scratchpad|session)(?:-([a-z0-9._-]+))?-([0-9a-f]{8})\.md$"
@@ -787,9 +826,10 @@ def daily_filename(stamp_utc: object, kind: str, agent: Optional[str], token: st
     return f"{prefix}-{kind}{middle}-{token}.md"
 
 
-# ---------------------------------------------------------------------------------------------
-# Credential-shaped text. Precision over recall: each pattern needs a distinctive prefix or shape.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 10. Credential-shaped text (spec 17): found by kind and position, masked, never echoed.
+# Precision over recall: each pattern needs a distinctive prefix or shape.
+# =============================================================================================
 
 # Expression sources, compiled on first use (then from `re`'s cache): most texts never need them,
 # and compiling them all is a measurable part of every runtime start.
@@ -1103,7 +1143,8 @@ def secret_problems(text: str) -> List[Problem]:
 
 
 # =============================================================================================
-# Writer. Everything below touches the file system; the rules above stay pure.
+# 11. Writer settings (spec 10, 11): local file names, limits and clocks.
+# Everything below touches the file system; the rules above stay pure.
 # =============================================================================================
 
 STATE_NAME = "state.json"
@@ -1217,9 +1258,9 @@ def _version_tuple(text: Optional[str]) -> Optional[Tuple[int, ...]]:
     return tuple(int(part) for part in text.split("."))
 
 
-# ---------------------------------------------------------------------------------------------
-# Workspace and confined paths.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 12. Workspace, confined paths and atomic writes (spec 11.2, 16): where every write lands.
+# =============================================================================================
 
 
 class Workspace:
@@ -1515,15 +1556,11 @@ def read_text(path: str) -> str:
     return normalize_newlines(read_bytes(path).decode("utf-8"))
 
 
-# ---------------------------------------------------------------------------------------------
-# The shared lock (spec 11.1).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 13. The shared lock (spec 11.1): who owns a lock or a temporary file, then the lock itself.
+# =============================================================================================
 
-
-# ---------------------------------------------------------------------------------------------
-# Who owns a lock or a temporary file (issue: recovery after a crash). Stdlib only, from /proc
-# where it exists; anything that cannot be read is "unknown", never "dead".
-# ---------------------------------------------------------------------------------------------
+# --- 13.1 Owners: stdlib only, from /proc where it exists; unreadable is "unknown" -----------
 
 LOCK_FORMAT = "echoes-vault-lock/1"
 TEMP_SUFFIX = ".echoes-tmp"
@@ -1715,6 +1752,9 @@ def remove_dead_temp_files(ws: Workspace, stale: float) -> List[str]:
     return removed
 
 
+# --- 13.2 VaultLock: one writer at a time ----------------------------------------------------
+
+
 class VaultLock:
     """`.echoes-vault/lock`: exclusive creation, an owner token, bounded waiting, stale breaking,
     and removal only while the file still holds our token.
@@ -1831,9 +1871,9 @@ class VaultLock:
         self.release()
 
 
-# ---------------------------------------------------------------------------------------------
-# Marker (spec 6).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 14. Marker (spec 6): reading `.echoes-vault.json`; refusing what this runtime may not write.
+# =============================================================================================
 
 
 class MarkerInfo:
@@ -1970,9 +2010,9 @@ def require_writable(ws: Workspace) -> MarkerInfo:
     return marker
 
 
-# ---------------------------------------------------------------------------------------------
-# Local state (spec 10 and 15).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 15. Local state (spec 10, 15): `.echoes-vault/state.json`, the session and its health.
+# =============================================================================================
 
 
 def _read_json_object(
@@ -2139,9 +2179,9 @@ def state_view(ws: Workspace, stats: Dict[str, int]) -> Dict[str, Any]:
     }
 
 
-# ---------------------------------------------------------------------------------------------
-# Pages: one read per page per command, with an optional derived cache.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 16. Pages (spec 7, 8): one read per page per command, with an optional derived cache.
+# =============================================================================================
 
 
 @dataclass(**_SLOTS)
@@ -2795,9 +2835,9 @@ def vault_stats(ws: Workspace, scan: PageScan) -> Dict[str, int]:
     return stats
 
 
-# ---------------------------------------------------------------------------------------------
-# Command context, payloads and daily entries.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 17. Command context, payloads and daily entries (spec 9, 12.8, 17).
+# =============================================================================================
 
 
 class Context:
@@ -2986,9 +3026,9 @@ def daily_files(ws: Workspace) -> List[Tuple[str, str]]:
     return found
 
 
-# ---------------------------------------------------------------------------------------------
-# Generated adapters (spec 5.3, 12.2, 12.4). Every one delegates to the project runtime.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 18. Generated adapters (spec 5.3, 12.2, 12.4): every one delegates to the project runtime.
+# =============================================================================================
 
 _COMMANDS_HELP = f"""\
 | Purpose | Command |
@@ -3411,9 +3451,9 @@ def apply_plans(ws: Workspace, plans: Sequence[AdapterPlan]) -> Dict[str, List[A
     return report
 
 
-# ---------------------------------------------------------------------------------------------
-# Project runtime recognition and installation (spec 12.1, 12.2).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 19. Project runtime (spec 12.1, 12.2): recognizing and installing the project's copy.
+# =============================================================================================
 
 # compiled on use: most runs never read another runtime file
 _ENGINE_RE = r"^ENGINE_VERSION\s*=\s*[\"']([^\"'\n]+)[\"']"
@@ -3511,9 +3551,9 @@ def install_runtime(ws: Workspace) -> Dict[str, Any]:
     return result
 
 
-# ---------------------------------------------------------------------------------------------
-# Legacy migration (spec 15): only `init` and `migrate` call this.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 20. Legacy migration (spec 15): only `init` and `migrate` call this.
+# =============================================================================================
 
 
 def _needs_summary_only(record: PageRecord) -> bool:
@@ -3600,9 +3640,11 @@ def plan_migration(
     return migrated, failures, every
 
 
-# ---------------------------------------------------------------------------------------------
-# Health (spec 12.5): strictly read-only. Nothing here creates, locks or rewrites a file.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 21. Health (spec 12.5): strictly read-only. Nothing here creates, locks or rewrites a file.
+# =============================================================================================
+
+# --- 21.1 Durable files and Git readiness (spec 14) ------------------------------------------
 
 _TEMP_NAME = re.compile(f"{TEMP_NAME}|{LEGACY_TEMP_NAME}")
 _OPENCODE_COMMAND_RELS = tuple(f".opencode/commands/echoes-{n}.md" for n in _OPENCODE_COMMANDS)
@@ -3721,6 +3763,9 @@ def git_readiness(ws: Workspace) -> Dict[str, Any]:
     result["suggestedCommands"] = commands
     result["ready"] = not commands
     return result
+
+
+# --- 21.2 The vault walk and its structure checks --------------------------------------------
 
 
 class _Inventory:
@@ -3854,6 +3899,9 @@ def _structure_checks(ws: Workspace) -> List[Dict[str, Any]]:
             problem = "not a regular file"
         checks.append({"path": rel, "kind": kind, "ok": problem is None, "problem": problem})
     return checks
+
+
+# --- 21.3 The report of `status` and `inspect` -----------------------------------------------
 
 
 def recovery_health(
@@ -4236,6 +4284,8 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
     return report
 
 
+# --- 21.4 The reference runtime's health view ------------------------------------------------
+
 # The lists of `health` that count as issues, the reference runtime's way (`issueCount` is the
 # sum of their lengths, plus one for an invalid state file).
 HEALTH_ISSUE_LISTS = (
@@ -4401,6 +4451,9 @@ def _local_stamp(ns: int) -> Optional[str]:
     return _local_iso(moment)
 
 
+# --- 21.5 The status card (`status --format card`) -------------------------------------------
+
+
 def _legacy_card(report: Dict[str, Any]) -> List[str]:
     """The card's body for a vault without a Protocol marker: what init would convert."""
     lines = [
@@ -4521,9 +4574,11 @@ def render_card(report: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-# ---------------------------------------------------------------------------------------------
-# Commands.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 22. Commands (spec 12.2 to 12.12): one handler per command, looked up in `HANDLERS`.
+# =============================================================================================
+
+# --- 22.1 Shared by the commands ------------------------------------------------------------
 
 
 def _index_error(errors: Sequence[Dict[str, Any]], what: str) -> EchoesError:
@@ -4539,6 +4594,9 @@ def _index_error(errors: Sequence[Dict[str, Any]], what: str) -> EchoesError:
         f"kept): {describe_errors(errors)}",
         code,
     )
+
+
+# --- 22.2 init, migrate, upgrade, configure-agents (spec 12.2, 12.4, 15) ---------------------
 
 
 def _managed_paths_snapshot(ws: Workspace) -> Dict[str, bool]:
@@ -4689,6 +4747,9 @@ def cmd_configure_agents(ctx: Context, args: Any) -> Dict[str, Any]:
         "runtime": runtime,
         "index": ws.index,
     }
+
+
+# --- 22.3 protocol, status, hydrate, rebuild-index, start (spec 12.3-12.6, 12.12) ------------
 
 
 def cmd_protocol(ctx: Context, args: Any) -> Dict[str, Any]:
@@ -4849,6 +4910,9 @@ def cmd_start(ctx: Context, args: Any) -> str:
     return "\n".join(out)
 
 
+# --- 22.4 search (spec 12.7) -----------------------------------------------------------------
+
+
 def cmd_search(ctx: Context, args: Any) -> Dict[str, Any]:
     ws = ctx.ws
     query = args.query.strip() if isinstance(args.query, str) else ""
@@ -4918,6 +4982,9 @@ def render_search_text(result: Dict[str, Any]) -> str:
     return "\n".join(lines + [summary]) + "\n"
 
 
+# --- 22.5 hash (spec 12.9) -------------------------------------------------------------------
+
+
 def _page_path(ws: Workspace, name: str) -> str:
     return os.path.join(ws.pages, name)
 
@@ -4963,6 +5030,9 @@ def cmd_hash(ctx: Context, args: Any) -> Dict[str, Any]:
     except UnicodeDecodeError:
         raise EchoesError(f"page `{rel}` is not valid UTF-8", "invalid-page") from None
     return {"ok": True, "page": path, "sha256": text_sha256(text)}
+
+
+# --- 22.6 upsert (spec 12.10) ----------------------------------------------------------------
 
 
 class PreparedPage:
@@ -5142,6 +5212,9 @@ def cmd_upsert(ctx: Context, args: Any) -> Dict[str, Any]:
     }
 
 
+# --- 22.7 append and end (spec 12.8, 12.11) --------------------------------------------------
+
+
 def cmd_append(ctx: Context, args: Any) -> Dict[str, Any]:
     ws = ctx.ws
     payload = read_payload(args.payload)
@@ -5234,10 +5307,10 @@ def cmd_end(ctx: Context, args: Any) -> Dict[str, Any]:
     }
 
 
-# ---------------------------------------------------------------------------------------------
-# Recovery under the lock: an interrupted `end` is rolled forward, dead writers' temporary files
-# are removed. Every writing command runs this as soon as it holds the lock.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 23. Recovery under the lock (spec 11, 12.11): an interrupted `end` is rolled forward, dead
+# writers' temporary files are removed. Every writing command runs this once it holds the lock.
+# =============================================================================================
 
 JOURNAL_NAME = "end-journal.json"
 JOURNAL_FORMAT = "echoes-vault-end/1"
@@ -5354,9 +5427,9 @@ def recover(ws: Workspace) -> None:
     remove_dead_temp_files(ws, _env_seconds(LOCK_STALE_ENV, DEFAULT_LOCK_STALE))
 
 
-# ---------------------------------------------------------------------------------------------
-# Command line.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 24. Command line (spec 12.1): parsing, delegation to the project runtime, output and errors.
+# =============================================================================================
 
 import argparse  # noqa: E402  (kept next to its only user)
 
