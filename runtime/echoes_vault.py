@@ -3,7 +3,42 @@
 
 One stdlib-only file, copied into projects as `.echoes-vault/echoes_vault.py`. The first half holds
 the protocol's rules as pure functions (imported by echoes-lsp so that the rules exist once); the
-second half is the writer and its JSON command line.
+second half is the writer and its JSON command line. `__all__` lists the names echoes-lsp
+imports: its public API. Each section opens with a banner `# N. Title (spec §): purpose.`, each
+sub-section with `# --- N.M Title`; `grep -nE '^# ([0-9]|--- )' echoes_vault.py` lists them.
+
+Contents (section, spec §, purpose)
+
+The rules: pure functions of text, shared with echoes-lsp
+   1. Public API, versions, layout names, the error type (5, 6): `__all__`, `EchoesError`.
+   2. Problems: what a rule reports, with codes shared with echoes-lsp.
+   3. Frontmatter (7.2): the restricted syntax pages declare their fields in.
+   4. Conflict markers (7.2, 7.3, 16): unresolved Git merges in pages and the index.
+   5. Page analysis (7.2, 7.3, 16): everything the protocol requires of one page's text.
+   6. Page names (7.1): filename rules, case-folded keys and collisions.
+   7. Index (8): the deterministic index's rows, order and text.
+   8. Hashing (11.3, 12.9): the SHA-256 that optimistic concurrency compares.
+   9. Daily entries (9): agent names and entry filenames.
+  10. Credential-shaped text (17): found by kind and position, masked, never echoed.
+
+The writer: everything that touches the file system
+  11. Writer settings (10, 11): local file names, limits and clocks.
+  12. Workspace, confined paths and atomic writes (11.2, 16): where every write lands.
+  13. The shared lock (11.1): owners of locks and temporary files (13.1); `VaultLock` (13.2).
+  14. Marker (6): reading `.echoes-vault.json`; refusing what this runtime may not write.
+  15. Local state (10, 15): `.echoes-vault/state.json`, the session and its health.
+  16. Pages (7, 8): one read per page per command, with an optional derived cache.
+  17. Command context, payloads and daily entries (9, 12.8, 17): JSON input, entry files.
+  18. Generated adapters (5.3, 12.2, 12.4): agent files that delegate to the project runtime.
+  19. Project runtime (12.1, 12.2): recognizing and installing the project's copy.
+  20. Legacy migration (15): summaries taken from a legacy index by `init` and `migrate`.
+  21. Health (12.5), read-only: durable files and Git readiness (21.1); the vault walk (21.2);
+      the `status` report (21.3); the reference runtime's view (21.4); the status card (21.5).
+  22. Commands (12.2 to 12.12), one handler each: shared helpers (22.1); install (22.2); protocol,
+      status, hydrate, rebuild-index, start (22.3); search (22.4); hash (22.5); upsert (22.6);
+      append and end (22.7).
+  23. Recovery under the lock (11, 12.11): an interrupted `end` rolled forward, dead temp files.
+  24. Command line (12.1): parsing, delegation to the project runtime, output and errors.
 """
 
 from __future__ import annotations
@@ -34,6 +69,58 @@ from typing import (
     Tuple,
     Union,
 )
+
+# =============================================================================================
+# 1. Public API, versions, layout names and the error type (spec 5, 6).
+# =============================================================================================
+
+# The public API: exactly the names echoes-lsp (its server and `check`) imports, kept equal to
+# them by a test. Everything else is this file's own and may change between engine versions.
+__all__ = [
+    "ASSETS_DIR",
+    "BOM",
+    "DAILY_DIR",
+    "ENGINE_VERSION",
+    "INDEX_HEADER",
+    "INDEX_NAME",
+    "MARKER_NAME",
+    "PAGES_DIR",
+    "PROTOCOL_VERSION",
+    "RAW_DIR",
+    "REQUIRED_FIELDS",
+    "RUNTIME_DIR",
+    "VAULT_DIR",
+    "EchoesError",
+    "Frontmatter",
+    "NotRegularFile",
+    "PageInfo",
+    "PageRecord",
+    "Problem",
+    "SecretHit",
+    "analyze_page",
+    "can_fork",
+    "file_kind",
+    "find_conflict_markers",
+    "find_secrets",
+    "find_workspace_root",
+    "index_build",
+    "index_line",
+    "index_name_problem",
+    "is_page_path",
+    "mask_secrets",
+    "may_hold_conflict_markers",
+    "nfc",
+    "normalize_newlines",
+    "normalize_page_name",
+    "page_key",
+    "page_name_problem",
+    "parse_frontmatter",
+    "parse_scalar",
+    "read_bytes",
+    "render_scalar",
+    "text_sha256",
+    "usable_cpus",
+]
 
 PROTOCOL_VERSION = "1.0.0"
 ENGINE_VERSION = "1.5.0"
@@ -75,9 +162,9 @@ class EchoesError(Exception):
         self.code = code
 
 
-# ---------------------------------------------------------------------------------------------
-# Problems: what the rules report. Codes are shared with the language server and `check`.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 2. Problems: what the rules report. Codes are shared with the language server and `check`.
+# =============================================================================================
 
 
 # Slotted where the language allows it (3.10+): a large vault's analysis holds hundreds of
@@ -105,9 +192,9 @@ class Problem:
         return f"{self.code} line {self.line + 1}: {self.message}"
 
 
-# ---------------------------------------------------------------------------------------------
-# Frontmatter: the restricted contract of spec section 7.2.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 3. Frontmatter (spec 7.2): the restricted contract pages declare their fields in.
+# =============================================================================================
 
 KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?=\s|$)[ \t]*(.*)$")
 FENCE = "---"
@@ -264,9 +351,9 @@ def field_value(fm: Frontmatter, key: str) -> Optional[str]:
     return None if error else value
 
 
-# ---------------------------------------------------------------------------------------------
-# Conflict markers.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 4. Conflict markers (spec 7.2, 7.3, 16): unresolved Git merges in pages and the index.
+# =============================================================================================
 
 CONFLICT_OPEN = re.compile(r"<{7}(?:[ \t]|$)")
 CONFLICT_BASE = re.compile(r"\|{7}(?:[ \t]|$)")
@@ -321,9 +408,9 @@ def has_conflict_markers(text: str) -> bool:
     return bool(find_conflict_markers(split_lines(text)))
 
 
-# ---------------------------------------------------------------------------------------------
-# Page analysis: everything the protocol requires of one page's text.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 5. Page analysis (spec 7.2, 7.3, 16): everything the protocol requires of one page's text.
+# =============================================================================================
 
 
 @dataclass(**_SLOTS)
@@ -402,10 +489,10 @@ def _required_scalar(
 _HEAD_LINES = 16  # frontmatter blocks are short; a longer one costs a second split
 
 
-def analyze_page(text: str) -> PageInfo:
-    """Apply the page contract (spec 7.2, 7.3, 16) to a page's decoded text."""
-    # Only the frontmatter needs line structure, so a long page is first split just far enough
-    # to find it; the whole text is split only when the block does not close early.
+def _head_and_frontmatter(text: str) -> Tuple[List[str], bool, Optional[Frontmatter]]:
+    """(lines, whether they stop short of the text's end, frontmatter). Only the frontmatter needs
+    line structure, so a long page is first split just far enough to find it; the whole text is
+    split only when the block does not close early."""
     lines = text.split("\n", _HEAD_LINES) if len(text) > 1024 else split_lines(text)
     partial = len(lines) > _HEAD_LINES
     if partial:
@@ -414,89 +501,117 @@ def analyze_page(text: str) -> PageInfo:
     if partial and (fm is None or fm.close_line is None):
         lines, partial = split_lines(text), False
         fm = parse_frontmatter(lines)
-    problems: List[Problem] = []
+    return lines, partial, fm
+
+
+def _no_frontmatter(text: str, lines: Sequence[str]) -> Problem:
+    """EV100, at the first line that holds anything."""
+    if text.startswith(BOM):
+        # U+FEFF is not whitespace (spec 7.2): the mark stands before any fence. Named, as
+        # it is invisible in an editor, which also drops it from the text it shows.
+        return Problem(
+            "EV100",
+            "page does not begin with a `---` frontmatter block: the file begins with "
+            "a byte-order mark (U+FEFF); save it as UTF-8 without one",
+            0,
+            0,
+            0,
+            1,
+        )
+    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    return Problem(
+        "EV100",
+        "page does not begin with a `---` frontmatter block",
+        first,
+        0,
+        first,
+        len(lines[first]) if lines else 0,
+    )
+
+
+def _stack_value(fm: Frontmatter, lines: Sequence[str], problems: List[Problem]) -> Optional[str]:
+    """`stack` may be a flow list or a block list on the lines below it, never empty."""
+    found = fm.fields["stack"]
+    if not found.raw.strip() and not found.continuation:
+        problems.append(
+            Problem(
+                "EV105",
+                "required field `stack` is empty (use `[]` or a list)",
+                found.line,
+                0,
+                found.line,
+                len("stack") + 1,
+            )
+        )
+        return None
+    return found.raw.strip() or "\n".join(lines[n].strip() for n in found.continuation)
+
+
+def _required_values(
+    fm: Frontmatter, lines: Sequence[str], problems: List[Problem]
+) -> Dict[str, Optional[str]]:
+    """The required fields' values, None where one is missing or unusable."""
     values: Dict[str, Optional[str]] = dict.fromkeys(REQUIRED_FIELDS)
-    if fm is None:
-        first = next((i for i, line in enumerate(lines) if line.strip()), 0)
-        if text.startswith(BOM):
-            # U+FEFF is not whitespace (spec 7.2): the mark stands before any fence. Named, as
-            # it is invisible in an editor, which also drops it from the text it shows.
+    for key in REQUIRED_FIELDS:
+        if key not in fm.fields:
+            anchor = fm.close_line if fm.close_line is not None else fm.open_line
             problems.append(
-                Problem(
-                    "EV100",
-                    "page does not begin with a `---` frontmatter block: the file begins with "
-                    "a byte-order mark (U+FEFF); save it as UTF-8 without one",
-                    0,
-                    0,
-                    0,
-                    1,
-                )
+                Problem("EV104", f"required field `{key}` is missing", anchor, 0, anchor, 3)
             )
+        elif key == "stack":
+            values[key] = _stack_value(fm, lines, problems)
         else:
-            problems.append(
-                Problem(
-                    "EV100",
-                    "page does not begin with a `---` frontmatter block",
-                    first,
-                    0,
-                    first,
-                    len(lines[first]) if lines else 0,
-                )
-            )
-    else:
-        problems.extend(fm.problems)
-        if fm.close_line is None:
-            problems.append(
-                Problem(
-                    "EV101",
-                    "frontmatter block is not closed with `---`",
-                    fm.open_line,
-                    0,
-                    fm.open_line,
-                    3,
-                )
-            )
-        for key in REQUIRED_FIELDS:
-            if key not in fm.fields:
-                anchor = fm.close_line if fm.close_line is not None else fm.open_line
-                problems.append(
-                    Problem("EV104", f"required field `{key}` is missing", anchor, 0, anchor, 3)
-                )
-                continue
-            if key == "stack":
-                found = fm.fields[key]
-                if not found.raw.strip() and not found.continuation:
-                    problems.append(
-                        Problem(
-                            "EV105",
-                            "required field `stack` is empty (use `[]` or a list)",
-                            found.line,
-                            0,
-                            found.line,
-                            len(key) + 1,
-                        )
-                    )
-                else:
-                    values[key] = found.raw.strip() or "\n".join(
-                        lines[n].strip() for n in found.continuation
-                    )
-                continue
             values[key] = _required_scalar(fm, key, lines, problems)
-        summary = values["summary"]
-        found_summary = fm.fields.get("summary")
-        if summary is not None and found_summary is not None:
-            length = len(summary)
-            if length > SUMMARY_LIMIT:
-                problems.append(
-                    Problem(
-                        "EV200",
-                        f"summary is {length} characters; the limit is {SUMMARY_LIMIT}",
-                        found_summary.line,
-                        found_summary.value_start,
-                        found_summary.line,
-                        found_summary.value_end,
-                    )
-                )
+    return values
+
+
+def _summary_length(fm: Frontmatter, summary: Optional[str], problems: List[Problem]) -> None:
+    """EV200 over the summary's value when it is longer than the index can show."""
+    found = fm.fields.get("summary")
+    if summary is None or found is None or len(summary) <= SUMMARY_LIMIT:
+        return
+    problems.append(
+        Problem(
+            "EV200",
+            f"summary is {len(summary)} characters; the limit is {SUMMARY_LIMIT}",
+            found.line,
+            found.value_start,
+            found.line,
+            found.value_end,
+        )
+    )
+
+
+def _frontmatter_values(
+    fm: Frontmatter, lines: Sequence[str], problems: List[Problem]
+) -> Dict[str, Optional[str]]:
+    """The block's own problems and the required fields' values."""
+    problems.extend(fm.problems)
+    if fm.close_line is None:
+        problems.append(
+            Problem(
+                "EV101",
+                "frontmatter block is not closed with `---`",
+                fm.open_line,
+                0,
+                fm.open_line,
+                3,
+            )
+        )
+    values = _required_values(fm, lines, problems)
+    _summary_length(fm, values["summary"], problems)
+    return values
+
+
+def analyze_page(text: str) -> PageInfo:
+    """Apply the page contract (spec 7.2, 7.3, 16) to a page's decoded text."""
+    lines, partial, fm = _head_and_frontmatter(text)
+    problems: List[Problem] = []
+    if fm is None:
+        values: Dict[str, Optional[str]] = dict.fromkeys(REQUIRED_FIELDS)
+        problems.append(_no_frontmatter(text, lines))
+    else:
+        values = _frontmatter_values(fm, lines, problems)
     if may_hold_conflict_markers(text):
         problems.extend(find_conflict_markers(split_lines(text) if partial else lines))
     problems.sort(key=lambda p: (p.line, p.start, p.code))
@@ -510,9 +625,9 @@ def page_errors(info: PageInfo) -> str:
     return "; ".join(p.describe() for p in info.problems)
 
 
-# ---------------------------------------------------------------------------------------------
-# Page names (spec 7.1).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 6. Page names (spec 7.1): filename rules, case-folded keys and collisions.
+# =============================================================================================
 
 
 def nfc(text: str) -> str:
@@ -605,9 +720,9 @@ def find_collisions(stems: Iterable[str]) -> Dict[str, List[str]]:
     return {key: sorted(names) for key, names in groups.items() if len(names) > 1}
 
 
-# ---------------------------------------------------------------------------------------------
-# Index (spec 8).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 7. Index (spec 8): the deterministic index's rows, order and text.
+# =============================================================================================
 
 
 def index_summary(summary: str, deprecated: bool) -> str:
@@ -671,9 +786,9 @@ def parse_index_rows(text: str) -> List[Tuple[str, str, int]]:
     return rows
 
 
-# ---------------------------------------------------------------------------------------------
-# Hashing (spec 12.9, 11.3).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 8. Hashing (spec 11.3, 12.9): the SHA-256 that optimistic concurrency compares.
+# =============================================================================================
 
 
 def text_sha256(text: str) -> str:
@@ -688,9 +803,9 @@ def normalize_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-# ---------------------------------------------------------------------------------------------
-# Daily entries (spec 9).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 9. Daily entries (spec 9): agent names and entry filenames.
+# =============================================================================================
 
 # Expression sources for names that only some commands look at; compiled on first use.
 DAILY_NAME = r"^(\d{8})T(\d{6})(\d{6})Z-(scratchpad|session)(?:-([a-z0-9._-]+))?-([0-9a-f]{8})\.md$"
@@ -715,8 +830,9 @@ def daily_filename(stamp_utc: object, kind: str, agent: Optional[str], token: st
     return f"{prefix}-{kind}{middle}-{token}.md"
 
 
-# ---------------------------------------------------------------------------------------------
-# Credential-shaped text. Precision over recall: each shape needs a distinctive prefix or form.
+# =============================================================================================
+# 10. Credential-shaped text (spec 17): found by kind and position, masked, never echoed.
+# Precision over recall: each shape needs a distinctive prefix or form.
 #
 # Any text is scanned in time linear in its length. Each shape is an expression that the regex
 # engine can only run in linear time: every unbounded repeat in it either leaves out a character
@@ -726,7 +842,7 @@ def daily_filename(stamp_utc: object, kind: str, agent: Optional[str], token: st
 # forward, each run once: a JSON Web Token (its first part runs to a `.`; it is looked for once
 # per run of its characters) and a GitLab token (it ends at the last word boundary of its run).
 # `secret_scan_work` counts the candidates tried and the characters read, for the tests.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
 
 # Expressions are compiled on first use: most texts never need them, and compiling them all is
 # a measurable part of every runtime start.
@@ -1200,7 +1316,8 @@ def secret_problems(text: str) -> List[Problem]:
 
 
 # =============================================================================================
-# Writer. Everything below touches the file system; the rules above stay pure.
+# 11. Writer settings (spec 10, 11): local file names, limits and clocks.
+# Everything below touches the file system; the rules above stay pure.
 # =============================================================================================
 
 STATE_NAME = "state.json"
@@ -1314,9 +1431,9 @@ def _version_tuple(text: Optional[str]) -> Optional[Tuple[int, ...]]:
     return tuple(int(part) for part in text.split("."))
 
 
-# ---------------------------------------------------------------------------------------------
-# Workspace and confined paths.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 12. Workspace, confined paths and atomic writes (spec 11.2, 16): where every write lands.
+# =============================================================================================
 
 
 class Workspace:
@@ -1612,15 +1729,11 @@ def read_text(path: str) -> str:
     return normalize_newlines(read_bytes(path).decode("utf-8"))
 
 
-# ---------------------------------------------------------------------------------------------
-# The shared lock (spec 11.1).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 13. The shared lock (spec 11.1): who owns a lock or a temporary file, then the lock itself.
+# =============================================================================================
 
-
-# ---------------------------------------------------------------------------------------------
-# Who owns a lock or a temporary file (issue: recovery after a crash). Stdlib only, from /proc
-# where it exists; anything that cannot be read is "unknown", never "dead".
-# ---------------------------------------------------------------------------------------------
+# --- 13.1 Owners: stdlib only, from /proc where it exists; unreadable is "unknown" -----------
 
 LOCK_FORMAT = "echoes-vault-lock/1"
 TEMP_SUFFIX = ".echoes-tmp"
@@ -1812,6 +1925,9 @@ def remove_dead_temp_files(ws: Workspace, stale: float) -> List[str]:
     return removed
 
 
+# --- 13.2 VaultLock: one writer at a time ----------------------------------------------------
+
+
 class VaultLock:
     """`.echoes-vault/lock`: exclusive creation, an owner token, bounded waiting, stale breaking,
     and removal only while the file still holds our token.
@@ -1833,6 +1949,53 @@ class VaultLock:
         """Create the lock holding the token, or raise FileExistsError."""
         place_file(self.path, self.token, exclusive=True, perms=0o644)
 
+    def _try_create(self) -> bool:
+        """True when the lock is now ours; False when a file already stands in its place."""
+        try:
+            if _lstat(self.path) is not None:  # no temporary file while another writer holds it
+                raise FileExistsError
+            self._create()
+        except FileExistsError:
+            return False
+        return True
+
+    def _stale_reason(self, info: os.stat_result, stale: float) -> Optional[str]:
+        """Why the lock in place may be broken, or None while it must be waited for."""
+        if lock_owner(_read_small(self.path))[0] == "dead":
+            return "its owner is no longer running"
+        if time.time() - info.st_mtime > stale:
+            return f"it was older than {stale:g} s"
+        return None
+
+    def _break(self, info: os.stat_result, why: str) -> None:
+        """Remove the stale lock `info` describes, unless another writer replaced it meanwhile."""
+        again = _lstat(self.path)
+        if again is not None and (again.st_ino, again.st_mtime_ns) == (
+            info.st_ino,
+            info.st_mtime_ns,
+        ):
+            try:
+                os.unlink(self.path)
+                self.recovered = why
+            except FileNotFoundError:
+                pass
+
+    def _cleared(self, stale: float) -> bool:
+        """After a failed creation: True to try again at once (the lock is gone, or was stale
+        and is broken), False to wait for its owner."""
+        info = _lstat(self.path)
+        if info is None:
+            return True
+        if stat.S_ISLNK(info.st_mode):
+            raise EchoesError(
+                f"`{RUNTIME_DIR}/{LOCK_NAME}` is a symbolic link; refusing to use it", "symlink"
+            )
+        why = self._stale_reason(info, stale)
+        if why is None:
+            return False
+        self._break(info, why)
+        return True
+
     def acquire(self) -> None:
         timeout = _env_seconds(LOCK_TIMEOUT_ENV, DEFAULT_LOCK_TIMEOUT)
         stale = _env_seconds(LOCK_STALE_ENV, DEFAULT_LOCK_STALE)
@@ -1840,47 +2003,19 @@ class VaultLock:
         check_path(self.ws, f"{RUNTIME_DIR}/{LOCK_NAME}")
         deadline = time.monotonic() + timeout
         delay = 0.01
-        while True:
-            try:
-                if _lstat(self.path) is not None:  # no temporary file while another writer holds it
-                    raise FileExistsError
-                self._create()
-            except FileExistsError:
-                info = _lstat(self.path)
-                if info is None:
-                    continue
-                if stat.S_ISLNK(info.st_mode):
-                    raise EchoesError(
-                        f"`{RUNTIME_DIR}/{LOCK_NAME}` is a symbolic link; refusing to use it",
-                        "symlink",
-                    ) from None
-                seen = (info.st_ino, info.st_mtime_ns)
-                why = None
-                if lock_owner(_read_small(self.path))[0] == "dead":
-                    why = "its owner is no longer running"
-                elif time.time() - info.st_mtime > stale:
-                    why = f"it was older than {stale:g} s"
-                if why is not None:
-                    again = _lstat(self.path)
-                    if again is not None and (again.st_ino, again.st_mtime_ns) == seen:
-                        try:
-                            os.unlink(self.path)
-                            self.recovered = why
-                        except FileNotFoundError:
-                            pass
-                    continue
-                if time.monotonic() >= deadline:
-                    raise EchoesError(
-                        f"another EchoesVault writer holds `{RUNTIME_DIR}/{LOCK_NAME}`; gave up "
-                        f"after waiting {timeout:g} s (a lock older than {stale:g} s is treated as "
-                        "stale)",
-                        "lock-timeout",
-                    ) from None
-                time.sleep(delay + (os.getpid() % 7) / 1000.0)
-                delay = min(delay * 1.5, 0.1)
+        while not self._try_create():
+            if self._cleared(stale):
                 continue
-            self.held = True
-            return
+            if time.monotonic() >= deadline:
+                raise EchoesError(
+                    f"another EchoesVault writer holds `{RUNTIME_DIR}/{LOCK_NAME}`; gave up "
+                    f"after waiting {timeout:g} s (a lock older than {stale:g} s is treated as "
+                    "stale)",
+                    "lock-timeout",
+                )
+            time.sleep(delay + (os.getpid() % 7) / 1000.0)
+            delay = min(delay * 1.5, 0.1)
+        self.held = True
 
     def release(self) -> None:
         if not self.held:
@@ -1909,9 +2044,9 @@ class VaultLock:
         self.release()
 
 
-# ---------------------------------------------------------------------------------------------
-# Marker (spec 6).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 14. Marker (spec 6): reading `.echoes-vault.json`; refusing what this runtime may not write.
+# =============================================================================================
 
 
 class MarkerInfo:
@@ -2048,9 +2183,9 @@ def require_writable(ws: Workspace) -> MarkerInfo:
     return marker
 
 
-# ---------------------------------------------------------------------------------------------
-# Local state (spec 10 and 15).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 15. Local state (spec 10, 15): `.echoes-vault/state.json`, the session and its health.
+# =============================================================================================
 
 
 def _read_json_object(
@@ -2217,9 +2352,9 @@ def state_view(ws: Workspace, stats: Dict[str, int]) -> Dict[str, Any]:
     }
 
 
-# ---------------------------------------------------------------------------------------------
-# Pages: one read per page per command, with an optional derived cache.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 16. Pages (spec 7, 8): one read per page per command, with an optional derived cache.
+# =============================================================================================
 
 
 @dataclass(**_SLOTS)
@@ -2873,9 +3008,9 @@ def vault_stats(ws: Workspace, scan: PageScan) -> Dict[str, int]:
     return stats
 
 
-# ---------------------------------------------------------------------------------------------
-# Command context, payloads and daily entries.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 17. Command context, payloads and daily entries (spec 9, 12.8, 17).
+# =============================================================================================
 
 
 class Context:
@@ -3064,9 +3199,9 @@ def daily_files(ws: Workspace) -> List[Tuple[str, str]]:
     return found
 
 
-# ---------------------------------------------------------------------------------------------
-# Generated adapters (spec 5.3, 12.2, 12.4). Every one delegates to the project runtime.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 18. Generated adapters (spec 5.3, 12.2, 12.4): every one delegates to the project runtime.
+# =============================================================================================
 
 _COMMANDS_HELP = f"""\
 | Purpose | Command |
@@ -3489,9 +3624,9 @@ def apply_plans(ws: Workspace, plans: Sequence[AdapterPlan]) -> Dict[str, List[A
     return report
 
 
-# ---------------------------------------------------------------------------------------------
-# Project runtime recognition and installation (spec 12.1, 12.2).
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 19. Project runtime (spec 12.1, 12.2): recognizing and installing the project's copy.
+# =============================================================================================
 
 # compiled on use: most runs never read another runtime file
 _ENGINE_RE = r"^ENGINE_VERSION\s*=\s*[\"']([^\"'\n]+)[\"']"
@@ -3589,9 +3724,9 @@ def install_runtime(ws: Workspace) -> Dict[str, Any]:
     return result
 
 
-# ---------------------------------------------------------------------------------------------
-# Legacy migration (spec 15): only `init` and `migrate` call this.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 20. Legacy migration (spec 15): only `init` and `migrate` call this.
+# =============================================================================================
 
 
 def _needs_summary_only(record: PageRecord) -> bool:
@@ -3605,14 +3740,8 @@ def _needs_summary_only(record: PageRecord) -> bool:
     )
 
 
-def plan_migration(
-    ws: Workspace, scan: PageScan
-) -> Tuple[Dict[str, str], List[Dict[str, Any]], List[Dict[str, Any]]]:
-    """(new text by page name, migration failures, every page error) for pages missing only a
-    summary, using exactly one valid row of the legacy index."""
-    candidates = [r for r in scan.records if _needs_summary_only(r)]
-    if not candidates:
-        return {}, [], []
+def _legacy_descriptions(ws: Workspace) -> Dict[str, List[str]]:
+    """The legacy index's descriptions by page key; none when it is absent or unreadable."""
     legacy_rows: Dict[str, List[str]] = {}
     st = _lstat(ws.index)
     if st is not None and stat.S_ISREG(st.st_mode):
@@ -3622,37 +3751,59 @@ def plan_migration(
             text = ""
         for stem, description, _line in parse_index_rows(text):
             legacy_rows.setdefault(page_key(stem), []).append(description)
+    return legacy_rows
+
+
+def _legacy_summary(rows: Sequence[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(summary, None) from exactly one usable row, or (None, why there is none)."""
+    if not rows:
+        return None, "missing `summary` and the legacy index has no description for this page"
+    if len(rows) > 1:
+        return None, "missing `summary` and the legacy index has ambiguous duplicate rows"
+    description = " ".join(rows[0].split())
+    if not description:
+        return None, "missing `summary` and the legacy index description is empty"
+    if len(description) > SUMMARY_LIMIT:
+        return None, f"legacy index description is longer than {SUMMARY_LIMIT} characters"
+    if has_conflict_markers(rows[0]) or "<<<<<<<" in description:
+        return None, "legacy index description contains a conflict marker"
+    return description, None
+
+
+def _migrated_text(record: PageRecord, rows: Sequence[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(the page with its summary injected before the closing fence, None), or (None, why not)."""
+    description, problem = _legacy_summary(rows)
+    if description is None:
+        return None, problem
+    assert record.text is not None and record.info is not None
+    assert record.info.frontmatter is not None
+    lines = record.text.split("\n")
+    close = record.info.frontmatter.close_line
+    assert close is not None
+    lines.insert(close, f"summary: {json.dumps(description, ensure_ascii=False)}")
+    new_text = "\n".join(lines)
+    if analyze_page(new_text).valid:
+        return new_text, None
+    return None, "the page stays invalid after injecting the legacy description"
+
+
+def plan_migration(
+    ws: Workspace, scan: PageScan
+) -> Tuple[Dict[str, str], List[Dict[str, Any]], List[Dict[str, Any]]]:
+    """(new text by page name, migration failures, every page error) for pages missing only a
+    summary, using exactly one valid row of the legacy index."""
+    candidates = [r for r in scan.records if _needs_summary_only(r)]
+    if not candidates:
+        return {}, [], []
+    legacy_rows = _legacy_descriptions(ws)
     migrated: Dict[str, str] = {}
     failures: List[Dict[str, Any]] = []
     for record in candidates:
-        rows = [d for d in legacy_rows.get(record.key, [])]
-        file = f"{VAULT_DIR}/{PAGES_DIR}/{record.name}"
-        problem: Optional[str] = None
-        if not rows:
-            problem = "missing `summary` and the legacy index has no description for this page"
-        elif len(rows) > 1:
-            problem = "missing `summary` and the legacy index has ambiguous duplicate rows"
+        new_text, problem = _migrated_text(record, legacy_rows.get(record.key, []))
+        if new_text is not None:
+            migrated[record.name] = new_text
         else:
-            description = " ".join(rows[0].split())
-            if not description:
-                problem = "missing `summary` and the legacy index description is empty"
-            elif len(description) > SUMMARY_LIMIT:
-                problem = f"legacy index description is longer than {SUMMARY_LIMIT} characters"
-            elif has_conflict_markers(rows[0]) or "<<<<<<<" in description:
-                problem = "legacy index description contains a conflict marker"
-            else:
-                assert record.text is not None and record.info is not None
-                assert record.info.frontmatter is not None
-                lines = record.text.split("\n")
-                close = record.info.frontmatter.close_line
-                assert close is not None
-                lines.insert(close, f"summary: {json.dumps(description, ensure_ascii=False)}")
-                new_text = "\n".join(lines)
-                if analyze_page(new_text).valid:
-                    migrated[record.name] = new_text
-                else:
-                    problem = "the page stays invalid after injecting the legacy description"
-        if problem:
+            file = f"{VAULT_DIR}/{PAGES_DIR}/{record.name}"
             failures.append({"file": file, "problems": [f"EV104: {problem}"]})
     every = [
         {"file": f"{VAULT_DIR}/{PAGES_DIR}/{r.name}", "problems": list(r.errors)}
@@ -3662,9 +3813,11 @@ def plan_migration(
     return migrated, failures, every
 
 
-# ---------------------------------------------------------------------------------------------
-# Health (spec 12.5): strictly read-only. Nothing here creates, locks or rewrites a file.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 21. Health (spec 12.5): strictly read-only. Nothing here creates, locks or rewrites a file.
+# =============================================================================================
+
+# --- 21.1 Durable files and Git readiness (spec 14) ------------------------------------------
 
 _TEMP_NAME = re.compile(f"{TEMP_NAME}|{LEGACY_TEMP_NAME}")
 _OPENCODE_COMMAND_RELS = tuple(f".opencode/commands/echoes-{n}.md" for n in _OPENCODE_COMMANDS)
@@ -3783,6 +3936,9 @@ def git_readiness(ws: Workspace) -> Dict[str, Any]:
     result["suggestedCommands"] = commands
     result["ready"] = not commands
     return result
+
+
+# --- 21.2 The vault walk and its structure checks --------------------------------------------
 
 
 class _Inventory:
@@ -3916,6 +4072,9 @@ def _structure_checks(ws: Workspace) -> List[Dict[str, Any]]:
             problem = "not a regular file"
         checks.append({"path": rel, "kind": kind, "ok": problem is None, "problem": problem})
     return checks
+
+
+# --- 21.3 The report of `status` and `inspect` -----------------------------------------------
 
 
 def recovery_health(
@@ -4298,6 +4457,8 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
     return report
 
 
+# --- 21.4 The reference runtime's health view ------------------------------------------------
+
 # The lists of `health` that count as issues, the reference runtime's way (`issueCount` is the
 # sum of their lengths, plus one for an invalid state file).
 HEALTH_ISSUE_LISTS = (
@@ -4463,38 +4624,36 @@ def _local_stamp(ns: int) -> Optional[str]:
     return _local_iso(moment)
 
 
-def render_card(report: Dict[str, Any]) -> str:
-    """A compact Markdown status card."""
-    state = report["vaultState"]
-    lines = ["## EchoesVault status", ""]
-    if state == "legacy":
-        lines += [
-            "**Legacy vault detected.** This workspace has an `EchoesVault/` without a Protocol "
-            f"{PROTOCOL_VERSION} marker. Nothing was changed. Convert it explicitly with "
-            f"`{RUNTIME_COMMAND} init` (or `migrate`).",
-            "",
-        ]
-        missing = report["legacy"]["pagesMissingSummary"]
-        if missing:
-            lines.append(f"- Pages that will need a summary from the legacy index: {len(missing)}")
-        lines.append(
-            f"- Pages: {report['counts']['pages']} · Daily logs: {report['counts']['dailyLogs']}"
-        )
-        return "\n".join(lines) + "\n"
-    if state == "uninitialized":
-        lines += [
-            "**No EchoesVault in this workspace.** Run "
-            f"`{RUNTIME_COMMAND} init` to create one (only when you want project memory here).",
-        ]
-        return "\n".join(lines) + "\n"
+# --- 21.5 The status card (`status --format card`) -------------------------------------------
+
+
+def _legacy_card(report: Dict[str, Any]) -> List[str]:
+    """The card's body for a vault without a Protocol marker: what init would convert."""
+    lines = [
+        "**Legacy vault detected.** This workspace has an `EchoesVault/` without a Protocol "
+        f"{PROTOCOL_VERSION} marker. Nothing was changed. Convert it explicitly with "
+        f"`{RUNTIME_COMMAND} init` (or `migrate`).",
+        "",
+    ]
+    missing = report["legacy"]["pagesMissingSummary"]
+    if missing:
+        lines.append(f"- Pages that will need a summary from the legacy index: {len(missing)}")
+    lines.append(
+        f"- Pages: {report['counts']['pages']} · Daily logs: {report['counts']['dailyLogs']}"
+    )
+    return lines
+
+
+def _card_summary(report: Dict[str, Any]) -> List[str]:
+    """Integrity, then the workspace, protocol, pages and index lines."""
     counts = report["counts"]
     project = report["runtime"]["project"]
     icon = "✅" if report["integrity"] == "healthy" else "⚠️"
-    lines.append(
+    lines = [
         f"{icon} **Integrity:** {report['integrity']} · {report['issueCount']} "
         f"issue{'s' if report['issueCount'] != 1 else ''}"
-    )
-    if state == "unsupported":
+    ]
+    if report["vaultState"] == "unsupported":
         lines.append(
             f"**Read-only:** the vault declares protocol `{report['marker']['protocolVersion']}`; "
             f"this runtime writes only {PROTOCOL_VERSION}."
@@ -4512,32 +4671,38 @@ def render_card(report: Dict[str, Any]) -> str:
         f"**Index:** {report['indexRefresh']['status']}, {counts['indexTopics']} "
         f"page{'s' if counts['indexTopics'] != 1 else ''} listed",
     ]
+    return lines
+
+
+def _card_session(report: Dict[str, Any]) -> str:
     session = report["state"].get("session") or {}
-    if report["state"]["status"] == "ok":
-        lines.append(
-            f"- **Session:** {'started' if session.get('started') else 'not started'}"
-            f"{' at ' + str(session.get('lastStart')) if session.get('lastStart') else ''} · "
-            f"saved: {'yes' if session.get('saved') else 'no'}"
-        )
-    else:
-        lines.append(f"- **Local state:** {report['state']['status']}")
-    git = report["git"]
+    if report["state"]["status"] != "ok":
+        return f"- **Local state:** {report['state']['status']}"
+    return (
+        f"- **Session:** {'started' if session.get('started') else 'not started'}"
+        f"{' at ' + str(session.get('lastStart')) if session.get('lastStart') else ''} · "
+        f"saved: {'yes' if session.get('saved') else 'no'}"
+    )
+
+
+def _card_git(git: Dict[str, Any]) -> str:
     if git.get("available"):
         pending = git["untrackedCount"] + git["ignoredCount"] + len(git["trackedLocalOnly"])
         problems = git["ignoredCount"] + len(git["trackedLocalOnly"])
         if not pending:
-            lines.append("- **Git:** ready")
-        else:
-            lines.append(
-                f"- **Git:** {git['untrackedCount']} durable file(s) not committed · "
-                f"{problems} ignore/tracking problem(s)"
-            )
-    elif git.get("repository"):
-        lines.append(f"- **Git:** unavailable ({git.get('error')})")
-    else:
-        lines.append("- **Git:** not a Git repository")
-    if report["scaleAlert"]:
-        lines.append(f"- **Scale:** {report['scaleAlert']['message']}")
+            return "- **Git:** ready"
+        return (
+            f"- **Git:** {git['untrackedCount']} durable file(s) not committed · "
+            f"{problems} ignore/tracking problem(s)"
+        )
+    if git.get("repository"):
+        return f"- **Git:** unavailable ({git.get('error')})"
+    return "- **Git:** not a Git repository"
+
+
+def _card_lists(report: Dict[str, Any]) -> List[str]:
+    """The issues (the first twelve), the notes and the suggested Git commands."""
+    lines: List[str] = []
     if report["issues"]:
         lines += ["", "### Issues", ""]
         for item in report["issues"][:12]:
@@ -4548,9 +4713,30 @@ def render_card(report: Dict[str, Any]) -> str:
     if report["notices"]:
         lines += ["", "### Notes", ""]
         lines += [f"- {notice}" for notice in report["notices"]]
-    if git.get("suggestedCommands"):
+    if report["git"].get("suggestedCommands"):
         lines += ["", "### Suggested Git commands (not run)", ""]
-        lines += [f"- `{command}`" for command in git["suggestedCommands"]]
+        lines += [f"- `{command}`" for command in report["git"]["suggestedCommands"]]
+    return lines
+
+
+def render_card(report: Dict[str, Any]) -> str:
+    """A compact Markdown status card."""
+    state = report["vaultState"]
+    lines = ["## EchoesVault status", ""]
+    if state == "legacy":
+        return "\n".join(lines + _legacy_card(report)) + "\n"
+    if state == "uninitialized":
+        lines += [
+            "**No EchoesVault in this workspace.** Run "
+            f"`{RUNTIME_COMMAND} init` to create one (only when you want project memory here).",
+        ]
+        return "\n".join(lines) + "\n"
+    lines += _card_summary(report)
+    lines.append(_card_session(report))
+    lines.append(_card_git(report["git"]))
+    if report["scaleAlert"]:
+        lines.append(f"- **Scale:** {report['scaleAlert']['message']}")
+    lines += _card_lists(report)
     lines += [
         "",
         "_Counted here: the vault's structure, page frontmatter, the index, adapters, local "
@@ -4561,9 +4747,11 @@ def render_card(report: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-# ---------------------------------------------------------------------------------------------
-# Commands.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 22. Commands (spec 12.2 to 12.12): one handler per command, looked up in `HANDLERS`.
+# =============================================================================================
+
+# --- 22.1 Shared by the commands ------------------------------------------------------------
 
 
 def _index_error(errors: Sequence[Dict[str, Any]], what: str) -> EchoesError:
@@ -4579,6 +4767,9 @@ def _index_error(errors: Sequence[Dict[str, Any]], what: str) -> EchoesError:
         f"kept): {describe_errors(errors)}",
         code,
     )
+
+
+# --- 22.2 init, migrate, upgrade, configure-agents (spec 12.2, 12.4, 15) ---------------------
 
 
 def _managed_paths_snapshot(ws: Workspace) -> Dict[str, bool]:
@@ -4602,12 +4793,9 @@ def _managed_paths_snapshot(ws: Workspace) -> Dict[str, bool]:
     return {rel: _lstat(ws.abs(rel)) is not None for rel in rels}
 
 
-def cmd_install(ctx: Context, args: Any) -> Dict[str, Any]:
-    """init, migrate and upgrade: the full installation boundary (spec 12.2)."""
-    ws = ctx.ws
-    marker = read_marker(ws)
-    if _lstat(ws.vault) is not None:
-        check_path(ws, VAULT_DIR)
+def _check_install_marker(marker: MarkerInfo, command: str) -> None:
+    """Refuse a marker that is a link, unreadable or another protocol's: install never rewrites
+    what it does not understand."""
     if marker.symlink:
         raise EchoesError(
             f"`{VAULT_DIR}/{MARKER_NAME}` is a symbolic link; refusing to write", "symlink"
@@ -4615,18 +4803,58 @@ def cmd_install(ctx: Context, args: Any) -> Dict[str, Any]:
     # A marker object that declares no protocolVersion declares no other protocol either: init
     # rewrites it, as the reference runtime does. Unparseable markers are left alone.
     unversioned = marker.data is not None and "protocolVersion" not in marker.data
-    if marker.present and not marker.legacy and not unversioned:
-        if not marker.valid:
-            raise EchoesError(
-                f"{marker.error}; fix or remove `{VAULT_DIR}/{MARKER_NAME}` before `{args.command}`",
-                "unsupported-protocol",
-            )
-        if marker.protocol != PROTOCOL_VERSION:
-            raise EchoesError(
-                f"the vault declares protocolVersion {marker.protocol!r}; this runtime supports only "
-                f"{PROTOCOL_VERSION} and will not modify it",
-                "unsupported-protocol",
-            )
+    if not marker.present or marker.legacy or unversioned:
+        return
+    if not marker.valid:
+        raise EchoesError(
+            f"{marker.error}; fix or remove `{VAULT_DIR}/{MARKER_NAME}` before `{command}`",
+            "unsupported-protocol",
+        )
+    if marker.protocol != PROTOCOL_VERSION:
+        raise EchoesError(
+            f"the vault declares protocolVersion {marker.protocol!r}; this runtime supports only "
+            f"{PROTOCOL_VERSION} and will not modify it",
+            "unsupported-protocol",
+        )
+
+
+def _planned_migration(ws: Workspace, scan: PageScan, command: str) -> Dict[str, str]:
+    """Summaries taken from the legacy index, by page name (none for upgrade); any page that
+    cannot be migrated stops the command before a write."""
+    if command == "upgrade":
+        return {}
+    migrated, failures, every = plan_migration(ws, scan)
+    if failures:
+        listed = failures + [e for e in every if e["file"] not in {f["file"] for f in failures}]
+        raise EchoesError(
+            "legacy migration stopped before writing any page: " + describe_errors(listed, 50),
+            "invalid-page",
+        )
+    return migrated
+
+
+def _write_migrated(ws: Workspace, scan: PageScan, migrated: Dict[str, str]) -> IndexCache:
+    """Write the migrated pages; returns the derived cache, holding every other page."""
+    for name, text in sorted(migrated.items()):
+        write_managed(ws, f"{VAULT_DIR}/{PAGES_DIR}/{name}", text.encode("utf-8"))
+        record = scan.by_name()[name]
+        record.apply_text(text)
+    cache = IndexCache(ws)
+    now_ns = time.time_ns()
+    for record in scan.records:
+        if record.stat is not None and record.name not in migrated:
+            cache.store(record, record.stat, now_ns)
+    cache.prune((), {r.name for r in scan.records if r.name not in migrated})
+    return cache
+
+
+def cmd_install(ctx: Context, args: Any) -> Dict[str, Any]:
+    """init, migrate and upgrade: the full installation boundary (spec 12.2)."""
+    ws = ctx.ws
+    marker = read_marker(ws)
+    if _lstat(ws.vault) is not None:
+        check_path(ws, VAULT_DIR)
+    _check_install_marker(marker, args.command)
     if args.command == "upgrade":
         # upgrade replaces the runtime and adapters of an initialized vault; legacy conversion
         # belongs to init and migrate alone (spec 15)
@@ -4635,17 +4863,7 @@ def cmd_install(ctx: Context, args: Any) -> Dict[str, Any]:
     marker_created = not marker.canonical  # fresh, legacy, missing or repaired marker
     with VaultLock(ws):
         scan = scan_pages(ws, keep_text=True)
-        migrated: Dict[str, str] = {}
-        failures: List[Dict[str, Any]] = []
-        every: List[Dict[str, Any]] = []
-        if args.command != "upgrade":
-            migrated, failures, every = plan_migration(ws, scan)
-        if failures:
-            listed = failures + [e for e in every if e["file"] not in {f["file"] for f in failures}]
-            raise EchoesError(
-                "legacy migration stopped before writing any page: " + describe_errors(listed, 50),
-                "invalid-page",
-            )
+        migrated = _planned_migration(ws, scan, args.command)
         for rel in (
             VAULT_DIR,
             *(f"{VAULT_DIR}/{d}" for d in (PAGES_DIR, DAILY_DIR, ASSETS_DIR, RAW_DIR)),
@@ -4654,16 +4872,7 @@ def cmd_install(ctx: Context, args: Any) -> Dict[str, Any]:
         write_managed(ws, f"{VAULT_DIR}/{MARKER_NAME}", marker_bytes())
         runtime = install_runtime(ws)
         adapters = apply_plans(ws, plan_gitignores(ws) + plan_adapters(ws))
-        for name, text in sorted(migrated.items()):
-            write_managed(ws, f"{VAULT_DIR}/{PAGES_DIR}/{name}", text.encode("utf-8"))
-            record = scan.by_name()[name]
-            record.apply_text(text)
-        cache = IndexCache(ws)
-        now_ns = time.time_ns()
-        for record in scan.records:
-            if record.stat is not None and record.name not in migrated:
-                cache.store(record, record.stat, now_ns)
-        cache.prune((), {r.name for r in scan.records if r.name not in migrated})
+        cache = _write_migrated(ws, scan, migrated)
         refresh = refresh_index(ws, scan)
         refresh["migratedSummaries"] = sorted(migrated)
         state = write_state(ws, ctx, vault_stats(ws, scan), initialized=True)
@@ -4711,6 +4920,9 @@ def cmd_configure_agents(ctx: Context, args: Any) -> Dict[str, Any]:
         "runtime": runtime,
         "index": ws.index,
     }
+
+
+# --- 22.3 protocol, status, hydrate, rebuild-index, start (spec 12.3-12.6, 12.12) ------------
 
 
 def cmd_protocol(ctx: Context, args: Any) -> Dict[str, Any]:
@@ -4871,6 +5083,9 @@ def cmd_start(ctx: Context, args: Any) -> str:
     return "\n".join(out)
 
 
+# --- 22.4 search (spec 12.7) -----------------------------------------------------------------
+
+
 def cmd_search(ctx: Context, args: Any) -> Dict[str, Any]:
     ws = ctx.ws
     query = args.query.strip() if isinstance(args.query, str) else ""
@@ -4940,6 +5155,9 @@ def render_search_text(result: Dict[str, Any]) -> str:
     return "\n".join(lines + [summary]) + "\n"
 
 
+# --- 22.5 hash (spec 12.9) -------------------------------------------------------------------
+
+
 def _page_path(ws: Workspace, name: str) -> str:
     return os.path.join(ws.pages, name)
 
@@ -4985,6 +5203,9 @@ def cmd_hash(ctx: Context, args: Any) -> Dict[str, Any]:
     except UnicodeDecodeError:
         raise EchoesError(f"page `{rel}` is not valid UTF-8", "invalid-page") from None
     return {"ok": True, "page": path, "sha256": text_sha256(text)}
+
+
+# --- 22.6 upsert (spec 12.10) ----------------------------------------------------------------
 
 
 class PreparedPage:
@@ -5164,6 +5385,9 @@ def cmd_upsert(ctx: Context, args: Any) -> Dict[str, Any]:
     }
 
 
+# --- 22.7 append and end (spec 12.8, 12.11) --------------------------------------------------
+
+
 def cmd_append(ctx: Context, args: Any) -> Dict[str, Any]:
     ws = ctx.ws
     payload = read_payload(args.payload)
@@ -5256,10 +5480,10 @@ def cmd_end(ctx: Context, args: Any) -> Dict[str, Any]:
     }
 
 
-# ---------------------------------------------------------------------------------------------
-# Recovery under the lock: an interrupted `end` is rolled forward, dead writers' temporary files
-# are removed. Every writing command runs this as soon as it holds the lock.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 23. Recovery under the lock (spec 11, 12.11): an interrupted `end` is rolled forward, dead
+# writers' temporary files are removed. Every writing command runs this once it holds the lock.
+# =============================================================================================
 
 JOURNAL_NAME = "end-journal.json"
 JOURNAL_FORMAT = "echoes-vault-end/1"
@@ -5376,9 +5600,9 @@ def recover(ws: Workspace) -> None:
     remove_dead_temp_files(ws, _env_seconds(LOCK_STALE_ENV, DEFAULT_LOCK_STALE))
 
 
-# ---------------------------------------------------------------------------------------------
-# Command line.
-# ---------------------------------------------------------------------------------------------
+# =============================================================================================
+# 24. Command line (spec 12.1): parsing, delegation to the project runtime, output and errors.
+# =============================================================================================
 
 import argparse  # noqa: E402  (kept next to its only user)
 
@@ -5560,12 +5784,9 @@ def _prescan(argv: Sequence[str]) -> Tuple[Optional[str], Optional[str]]:
     return workspace, command
 
 
-def _delegate(argv: Sequence[str]) -> Optional[int]:
-    """Re-execute through the project runtime when this file is not it (spec 12.1). Returns the
-    child's exit status, or None to continue with this engine."""
-    workspace, command = _prescan(argv)
-    if command is None or any(token in ("-h", "--help") for token in argv):
-        return None
+def _project_runtime(workspace: Optional[str]) -> Optional[Tuple[Workspace, Dict[str, Any]]]:
+    """The workspace and its project runtime's description, or None when there is no other
+    runtime to hand over to (no workspace, no project runtime, or this very file)."""
     try:
         ws = resolve_workspace(workspace)
     except EchoesError:
@@ -5580,7 +5801,13 @@ def _delegate(argv: Sequence[str]) -> Optional[int]:
         return None
     if project["regular"] and os.path.realpath(ws.runtime) == _own_path():
         return None
-    compatible = (
+    return ws, project
+
+
+def _hands_over(command: str, project: Dict[str, Any]) -> bool:
+    """Whether `command` runs in the project runtime rather than here; raises when it may run in
+    neither (spec 12.1)."""
+    compatible = bool(
         project["regular"]
         and project["recognized"]
         and (project["protocolVersion"] == PROTOCOL_VERSION)
@@ -5592,11 +5819,10 @@ def _delegate(argv: Sequence[str]) -> Optional[int]:
                 f"{project['protocolVersion']}, not {PROTOCOL_VERSION}; refusing to replace it",
                 "unsupported-protocol",
             )
-        if not (compatible and _engine_newer(project["engineVersion"])):
-            return None
-    elif not compatible:
+        return compatible and _engine_newer(project["engineVersion"])
+    if not compatible:
         if command in READ_ONLY_COMMANDS:
-            return None
+            return False
         if project["symlink"]:
             raise EchoesError(f"the project runtime `{RUNTIME_REL}` is a symbolic link", "symlink")
         raise EchoesError(
@@ -5604,11 +5830,14 @@ def _delegate(argv: Sequence[str]) -> Optional[int]:
             "engine; run `upgrade` explicitly to replace it",
             "unsupported-protocol",
         )
-    elif command in READ_ONLY_COMMANDS and _engine_older(project["engineVersion"]):
-        return None  # inspection of an older project runtime runs here, and reports it
+    # inspection of an older project runtime runs here, and reports it
+    return not (command in READ_ONLY_COMMANDS and _engine_older(project["engineVersion"]))
+
+
+def _run_child(child: List[str]) -> int:
+    """Run `child` on this process's own streams; its exit status."""
     import subprocess
 
-    child = [sys.executable, ws.runtime, *argv]
     streams = (sys.stdin, sys.stdout, sys.stderr)
     if all(_has_descriptor(stream) for stream in streams):
         sys.stdout.flush()
@@ -5628,6 +5857,18 @@ def _delegate(argv: Sequence[str]) -> Optional[int]:
     _emit(sys.stdout, completed.stdout.decode("utf-8", "replace"))
     _emit(sys.stderr, completed.stderr.decode("utf-8", "replace"))
     return completed.returncode
+
+
+def _delegate(argv: Sequence[str]) -> Optional[int]:
+    """Re-execute through the project runtime when this file is not it (spec 12.1). Returns the
+    child's exit status, or None to continue with this engine."""
+    workspace, command = _prescan(argv)
+    if command is None or any(token in ("-h", "--help") for token in argv):
+        return None
+    found = _project_runtime(workspace)
+    if found is None or not _hands_over(command, found[1]):
+        return None
+    return _run_child([sys.executable, found[0].runtime, *argv])
 
 
 def _has_descriptor(stream: Any) -> bool:
@@ -5718,27 +5959,33 @@ def main(argv: Optional[list] = None) -> int:
                 signal.signal(number, handler)
 
 
+def _run_command(args_list: List[str]) -> int:
+    """Parse, run the command's handler, print its masked result."""
+    delegated = _delegate(args_list)
+    if delegated is not None:
+        return delegated
+    _workspace, command = _prescan(args_list)
+    known = command in HANDLERS and not any(a in ("-h", "--help") for a in args_list)
+    args = build_parser(command if known else None).parse_args(args_list)
+    if args.command not in READ_ONLY_COMMANDS:
+        refuse_agent_secret(args.agent, "`--agent`")
+        refuse_secret_fields([("`--adapter-version`", args.adapter_version)])
+    ctx = Context(resolve_workspace(args.workspace), args.agent, args.adapter_version)
+    output = HANDLERS[args.command](ctx, args)
+    if args.command == "search" and getattr(args, "format", "json") == "text":
+        output = render_search_text(output)
+    output = masked(output)
+    if isinstance(output, str):
+        _emit(sys.stdout, output if output.endswith("\n") else output + "\n")
+    else:
+        _emit(sys.stdout, json.dumps(output, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
 def _main(args_list: List[str]) -> int:
+    """`_run_command`, with every failure turned into exit code 2 and one JSON error line."""
     try:
-        delegated = _delegate(args_list)
-        if delegated is not None:
-            return delegated
-        _workspace, command = _prescan(args_list)
-        known = command in HANDLERS and not any(a in ("-h", "--help") for a in args_list)
-        args = build_parser(command if known else None).parse_args(args_list)
-        if args.command not in READ_ONLY_COMMANDS:
-            refuse_agent_secret(args.agent, "`--agent`")
-            refuse_secret_fields([("`--adapter-version`", args.adapter_version)])
-        ctx = Context(resolve_workspace(args.workspace), args.agent, args.adapter_version)
-        output = HANDLERS[args.command](ctx, args)
-        if args.command == "search" and getattr(args, "format", "json") == "text":
-            output = render_search_text(output)
-        output = masked(output)
-        if isinstance(output, str):
-            _emit(sys.stdout, output if output.endswith("\n") else output + "\n")
-        else:
-            _emit(sys.stdout, json.dumps(output, indent=2, ensure_ascii=False) + "\n")
-        return 0
+        return _run_command(args_list)
     except EchoesError as error:
         return _error(str(error), error.code)
     except SystemExit as exit_:

@@ -135,6 +135,7 @@ def test_s12_5_card_for_a_healthy_vault(rt: Runtime, vault: Path) -> None:
     card = rt.text("status", "--format", "card")
     assert card.startswith("## EchoesVault status\n")
     assert "healthy" in card and "**Pages:** 1" in card
+    assert "\n- **Git:** ready\n" in card  # everything durable committed, nothing local tracked
 
 
 def test_s12_5_legacy_vault_card(bare: Runtime, repo: Path) -> None:

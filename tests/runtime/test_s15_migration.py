@@ -64,6 +64,19 @@ def test_s15_oversized_legacy_description_is_rejected(bare: Runtime, repo: Path)
     assert (repo / "EchoesVault/pages/auth.md").read_text() == LEGACY_PAGE
 
 
+def test_s15_legacy_description_of_exactly_the_limit_migrates(bare: Runtime, repo: Path) -> None:
+    legacy_vault(repo, "- [[auth]]: " + "x" * 160 + "\n", {"auth.md": LEGACY_PAGE})
+    assert bare.ok("init", script=RUNTIME)["migratedPages"] == ["EchoesVault/pages/auth.md"]
+    assert f'summary: "{"x" * 160}"' in (repo / "EchoesVault/pages/auth.md").read_text()
+
+
+def test_s15_legacy_description_one_over_the_limit_stops(bare: Runtime, repo: Path) -> None:
+    legacy_vault(repo, "- [[auth]]: " + "x" * 161 + "\n", {"auth.md": LEGACY_PAGE})
+    error = bare.fail("init", script=RUNTIME, code="invalid-page")
+    assert "longer than 160 characters" in error["error"]
+    assert (repo / "EchoesVault/pages/auth.md").read_text() == LEGACY_PAGE
+
+
 def test_s15_read_paths_never_migrate(rt: Runtime, vault: Path) -> None:
     (vault / "EchoesVault/pages/auth.md").write_text(LEGACY_PAGE)
     (vault / "EchoesVault/index.md").write_text("- [[auth]]: From the legacy index.\n")
