@@ -17,12 +17,12 @@ import stat
 import sys
 import time
 import unicodedata
-from dataclasses import dataclass
 from itertools import compress as _compress
 from typing import (
     Any,
     Callable,
     Dict,
+    Final,
     Iterable,
     Iterator,
     List,
@@ -77,26 +77,53 @@ class EchoesError(Exception):
 # ---------------------------------------------------------------------------------------------
 
 
-# Slotted where the language allows it (3.10+): a large vault's analysis holds hundreds of
-# thousands of these.
-_SLOTS: Dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
+class _Record:
+    """Value semantics for the small records of the rules, from their `__slots__`: equal when of
+    one class with equal fields, and shown with their fields. Plain classes rather than
+    dataclasses: `dataclass` looks its module up in `sys.modules`, where a loader such as
+    `importlib.util.spec_from_file_location` with `exec_module` never puts it, and importing
+    `dataclasses` (with `inspect`) is a noticeable part of every runtime start. Slotted: a large
+    vault's analysis holds hundreds of thousands of these."""
+
+    __slots__: Tuple[str, ...] = ()
+
+    def _values(self) -> Tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Record) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({shown})"
 
 
-@dataclass(frozen=True, **_SLOTS)
-class Problem:
+class Problem(_Record):
     """One rule violation. Lines are 0-based; columns count Unicode code points. An `end_line`
-    below 0 means the problem ends on its first line."""
+    below 0 means the problem ends on its first line. Never changed once made (hashable)."""
 
-    code: str
-    message: str
-    line: int = 0
-    start: int = 0
-    end_line: int = -1
-    end: int = 0
+    __slots__ = ("code", "end", "end_line", "line", "message", "start")
 
-    def __post_init__(self) -> None:
-        if self.end_line < 0:
-            object.__setattr__(self, "end_line", self.line)
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        line: int = 0,
+        start: int = 0,
+        end_line: int = -1,
+        end: int = 0,
+    ) -> None:
+        self.code: Final = code
+        self.message: Final = message
+        self.line: Final = line
+        self.start: Final = start
+        self.end_line: Final = line if end_line < 0 else end_line
+        self.end: Final = end
+
+    def __hash__(self) -> int:
+        return hash(self._values())
 
     def describe(self) -> str:
         return f"{self.code} line {self.line + 1}: {self.message}"
@@ -111,27 +138,46 @@ FENCE = "---"
 BOM = "\ufeff"  # a UTF-8 byte-order mark, as decoded text holds it
 
 
-@dataclass(**_SLOTS)
-class Field:
+class Field(_Record):
     """One top-level frontmatter key with its raw inline value and any continuation lines."""
 
-    key: str
-    raw: str
-    line: int
-    key_start: int
-    value_start: int
-    value_end: int
-    continuation: Tuple[int, ...] = ()
+    __slots__ = ("continuation", "key", "key_start", "line", "raw", "value_end", "value_start")
+
+    def __init__(
+        self,
+        key: str,
+        raw: str,
+        line: int,
+        key_start: int,
+        value_start: int,
+        value_end: int,
+        continuation: Tuple[int, ...] = (),
+    ) -> None:
+        self.key = key
+        self.raw = raw
+        self.line = line
+        self.key_start = key_start
+        self.value_start = value_start
+        self.value_end = value_end
+        self.continuation = continuation
 
 
-@dataclass(**_SLOTS)
-class Frontmatter:
+class Frontmatter(_Record):
     """Where the block is and what it holds. `close_line` is None when the block never closes."""
 
-    open_line: int
-    close_line: Optional[int]
-    fields: Dict[str, Field]
-    problems: List[Problem]
+    __slots__ = ("close_line", "fields", "open_line", "problems")
+
+    def __init__(
+        self,
+        open_line: int,
+        close_line: Optional[int],
+        fields: Dict[str, Field],
+        problems: List[Problem],
+    ) -> None:
+        self.open_line = open_line
+        self.close_line = close_line
+        self.fields = fields
+        self.problems = problems
 
     @property
     def body_line(self) -> int:
@@ -323,16 +369,26 @@ def has_conflict_markers(text: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(**_SLOTS)
-class PageInfo:
+class PageInfo(_Record):
     """The protocol view of one page's text."""
 
-    frontmatter: Optional[Frontmatter]
-    type: Optional[str]
-    stack: Optional[str]
-    status: Optional[str]
-    summary: Optional[str]
-    problems: List[Problem]
+    __slots__ = ("frontmatter", "problems", "stack", "status", "summary", "type")
+
+    def __init__(
+        self,
+        frontmatter: Optional[Frontmatter],
+        type: Optional[str],
+        stack: Optional[str],
+        status: Optional[str],
+        summary: Optional[str],
+        problems: List[Problem],
+    ) -> None:
+        self.frontmatter = frontmatter
+        self.type = type
+        self.stack = stack
+        self.status = status
+        self.summary = summary
+        self.problems = problems
 
     @property
     def valid(self) -> bool:
@@ -864,14 +920,20 @@ _SECRET_GATES: Tuple[Tuple[str, Callable[[str], object], Tuple[str, ...]], ...] 
 )
 
 
-@dataclass(frozen=True, **_SLOTS)
-class SecretHit:
-    """Where a credential-shaped string is (0-based line, code-point columns); never its value."""
+class SecretHit(_Record):
+    """Where a credential-shaped string is (0-based line, code-point columns); never its value.
+    Never changed once made (hashable)."""
 
-    kind: str
-    line: int
-    start: int
-    end: int
+    __slots__ = ("end", "kind", "line", "start")
+
+    def __init__(self, kind: str, line: int, start: int, end: int) -> None:
+        self.kind: Final = kind
+        self.line: Final = line
+        self.start: Final = start
+        self.end: Final = end
+
+    def __hash__(self) -> int:
+        return hash(self._values())
 
 
 # Documentation placeholders are not credentials: AWS's `AKIAIOSFODNN7EXAMPLE`, `ghp_xxxx…`,
@@ -2027,14 +2089,16 @@ def state_view(ws: Workspace, stats: Dict[str, int]) -> Dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(**_SLOTS)
-class FileStamp:
+class FileStamp(_Record):
     """The parts of a page's `lstat` the cache keeps, standing in for it for unchanged pages."""
 
-    st_mtime_ns: int
-    st_ctime_ns: int
-    st_size: int
-    st_ino: int
+    __slots__ = ("st_ctime_ns", "st_ino", "st_mtime_ns", "st_size")
+
+    def __init__(self, st_mtime_ns: int, st_ctime_ns: int, st_size: int, st_ino: int) -> None:
+        self.st_mtime_ns = st_mtime_ns
+        self.st_ctime_ns = st_ctime_ns
+        self.st_size = st_size
+        self.st_ino = st_ino
 
 
 class PageRecord:
