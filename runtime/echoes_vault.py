@@ -1997,12 +1997,12 @@ def build_state(
     initialized: Optional[bool] = None,
     session: Optional[Dict[str, Any]] = None,
 ) -> Dict[str, Any]:
-    previous, source = load_state(ws)
+    previous, _source = load_state(ws)
     merged = {key: previous.get(key, value) for key, value in _default_session().items()}
     if session:
         merged.update(session)
     agent, adapter = ctx.agent, ctx.adapter_version
-    if agent is None and adapter is None and source in LEGACY_STATE_PATHS:
+    if agent is None:  # no agent named: the last one stays, with its version (as the reference)
         agent, adapter = previous.get("writer:agent"), previous.get("writer:adapterVersion")
     return {
         "version": STATE_SCHEMA_VERSION,
