@@ -4604,33 +4604,44 @@ def render_card(report: Dict[str, Any]) -> str:
     state = report["vaultState"]
     lines = ["## EchoesVault status", ""]
     if state == "legacy":
-        lines += [
-            "**Legacy vault detected.** This workspace has an `EchoesVault/` without a Protocol "
-            f"{PROTOCOL_VERSION} marker. Nothing was changed. Convert it explicitly with "
-            f"`{RUNTIME_COMMAND} init` (or `migrate`).",
-            "",
-        ]
-        missing = report["legacy"]["pagesMissingSummary"]
-        if missing:
-            lines.append(f"- Pages that will need a summary from the legacy index: {len(missing)}")
-        lines.append(
-            f"- Pages: {report['counts']['pages']} · Daily logs: {report['counts']['dailyLogs']}"
-        )
-        return "\n".join(lines) + "\n"
-    if state == "uninitialized":
+        lines += _card_legacy(report)
+    elif state == "uninitialized":
         lines += [
             "**No EchoesVault in this workspace.** Run "
             f"`{RUNTIME_COMMAND} init` to create one (only when you want project memory here).",
         ]
-        return "\n".join(lines) + "\n"
+    else:
+        lines += _card_overview(report)
+        lines += _card_lists(report)
+    return "\n".join(lines) + "\n"
+
+
+def _card_legacy(report: Dict[str, Any]) -> List[str]:
+    lines = [
+        "**Legacy vault detected.** This workspace has an `EchoesVault/` without a Protocol "
+        f"{PROTOCOL_VERSION} marker. Nothing was changed. Convert it explicitly with "
+        f"`{RUNTIME_COMMAND} init` (or `migrate`).",
+        "",
+    ]
+    missing = report["legacy"]["pagesMissingSummary"]
+    if missing:
+        lines.append(f"- Pages that will need a summary from the legacy index: {len(missing)}")
+    lines.append(
+        f"- Pages: {report['counts']['pages']} · Daily logs: {report['counts']['dailyLogs']}"
+    )
+    return lines
+
+
+def _card_overview(report: Dict[str, Any]) -> List[str]:
+    """Integrity, workspace, protocol, counts, session, Git and scale."""
     counts = report["counts"]
     project = report["runtime"]["project"]
     icon = "✅" if report["integrity"] == "healthy" else "⚠️"
-    lines.append(
+    lines = [
         f"{icon} **Integrity:** {report['integrity']} · {report['issueCount']} "
         f"issue{'s' if report['issueCount'] != 1 else ''}"
-    )
-    if state == "unsupported":
+    ]
+    if report["vaultState"] == "unsupported":
         lines.append(
             f"**Read-only:** the vault declares protocol `{report['marker']['protocolVersion']}`; "
             f"this runtime writes only {PROTOCOL_VERSION}."
@@ -4647,33 +4658,43 @@ def render_card(report: Dict[str, Any]) -> str:
         f"**Daily logs:** {counts['dailyLogs']} · "
         f"**Index:** {report['indexRefresh']['status']}, {counts['indexTopics']} "
         f"page{'s' if counts['indexTopics'] != 1 else ''} listed",
+        _card_session(report["state"]),
+        _card_git(report["git"]),
     ]
-    session = report["state"].get("session") or {}
-    if report["state"]["status"] == "ok":
-        lines.append(
-            f"- **Session:** {'started' if session.get('started') else 'not started'}"
-            f"{' at ' + str(session.get('lastStart')) if session.get('lastStart') else ''} · "
-            f"saved: {'yes' if session.get('saved') else 'no'}"
-        )
-    else:
-        lines.append(f"- **Local state:** {report['state']['status']}")
-    git = report["git"]
+    if report["scaleAlert"]:
+        lines.append(f"- **Scale:** {report['scaleAlert']['message']}")
+    return lines
+
+
+def _card_session(state: Dict[str, Any]) -> str:
+    if state["status"] != "ok":
+        return f"- **Local state:** {state['status']}"
+    session = state.get("session") or {}
+    return (
+        f"- **Session:** {'started' if session.get('started') else 'not started'}"
+        f"{' at ' + str(session.get('lastStart')) if session.get('lastStart') else ''} · "
+        f"saved: {'yes' if session.get('saved') else 'no'}"
+    )
+
+
+def _card_git(git: Dict[str, Any]) -> str:
     if git.get("available"):
         pending = git["untrackedCount"] + git["ignoredCount"] + len(git["trackedLocalOnly"])
         problems = git["ignoredCount"] + len(git["trackedLocalOnly"])
         if not pending:
-            lines.append("- **Git:** ready")
-        else:
-            lines.append(
-                f"- **Git:** {git['untrackedCount']} durable file(s) not committed · "
-                f"{problems} ignore/tracking problem(s)"
-            )
-    elif git.get("repository"):
-        lines.append(f"- **Git:** unavailable ({git.get('error')})")
-    else:
-        lines.append("- **Git:** not a Git repository")
-    if report["scaleAlert"]:
-        lines.append(f"- **Scale:** {report['scaleAlert']['message']}")
+            return "- **Git:** ready"
+        return (
+            f"- **Git:** {git['untrackedCount']} durable file(s) not committed · "
+            f"{problems} ignore/tracking problem(s)"
+        )
+    if git.get("repository"):
+        return f"- **Git:** unavailable ({git.get('error')})"
+    return "- **Git:** not a Git repository"
+
+
+def _card_lists(report: Dict[str, Any]) -> List[str]:
+    """Issues (the first twelve), notes, suggested Git commands, and what the card counts."""
+    lines: List[str] = []
     if report["issues"]:
         lines += ["", "### Issues", ""]
         for item in report["issues"][:12]:
@@ -4684,9 +4705,9 @@ def render_card(report: Dict[str, Any]) -> str:
     if report["notices"]:
         lines += ["", "### Notes", ""]
         lines += [f"- {notice}" for notice in report["notices"]]
-    if git.get("suggestedCommands"):
+    if report["git"].get("suggestedCommands"):
         lines += ["", "### Suggested Git commands (not run)", ""]
-        lines += [f"- `{command}`" for command in git["suggestedCommands"]]
+        lines += [f"- `{command}`" for command in report["git"]["suggestedCommands"]]
     lines += [
         "",
         "_Counted here: the vault's structure, page frontmatter, the index, adapters, local "
@@ -4694,7 +4715,7 @@ def render_card(report: Dict[str, Any]) -> str:
         "noted, not counted). Not counted: links, assets, headings and deprecation callouts "
         "inside pages; run `echoes-lsp check` to see those._",
     ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------
