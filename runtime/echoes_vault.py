@@ -1421,17 +1421,19 @@ def read_bytes(
     info: Optional[Any] = None,
     limit: Optional[int] = None,
     regular: bool = False,
+    dir_fd: Optional[int] = None,
 ) -> bytes:
     """A whole regular file (at most `limit` + 1 bytes) through one descriptor. The one safe
     reader: anything but a regular file is refused before it is opened (from `info`, the
     caller's `lstat`, or a new one; `regular` when the caller's directory listing already said
     so), and the open neither follows a symbolic link nor blocks; `fstat` then refuses a FIFO
-    or device swapped in meanwhile (a device such as /dev/zero would never end)."""
+    or device swapped in meanwhile (a device such as /dev/zero would never end). With `dir_fd`
+    (see `open_directory`), `path` is a name in that open directory."""
     if not regular:
-        mode = (info if info is not None else os.lstat(path)).st_mode
+        mode = (info if info is not None else os.lstat(path, dir_fd=dir_fd)).st_mode
         if not stat.S_ISREG(mode):
             raise NotRegularFile(0, f"is {file_kind(mode)}, not a regular file", path)
-    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY)
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY, dir_fd=dir_fd)
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -1449,6 +1451,18 @@ def read_bytes(
         return b"".join(chunks) if len(chunks) != 1 else chunks[0]
     finally:
         os.close(fd)
+
+
+def open_directory(path: str) -> Optional[int]:
+    """A descriptor of the directory `path` (not followed if it is a link) for reading many
+    files in it by name: the path is resolved once, not again for each file. None where the
+    platform cannot open files relative to a directory, or the directory cannot be opened."""
+    if os.open not in os.supports_dir_fd:
+        return None
+    try:
+        return os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
 
 
 def read_text(path: str) -> str:
@@ -5043,38 +5057,19 @@ def cmd_search(ctx: Context, args: Any) -> Dict[str, Any]:
         raise EchoesError(
             "`EchoesVault` is a symbolic link; refusing to read through it", "symlink"
         )
-    results: List[Dict[str, Any]] = []
-    truncated = False
-    pages_info = _lstat(ws.pages)
-    names: List[str] = []
-    if pages_info is not None and stat.S_ISDIR(pages_info.st_mode):
-        with os.scandir(ws.pages) as entries:
-            names = [
-                e.name
-                for e in entries
-                if is_page_file(e.name) and not e.is_symlink() and e.is_file(follow_symlinks=False)
-            ]
-    names.sort(key=lambda n: index_sort_key(n[:-3]))
     needle = query.casefold()
-    ascii_needle = needle.encode("ascii") if needle.isascii() else None
-    for name in names:
-        path = os.path.join(ws.pages, name)
-        try:
-            data = read_bytes(path, regular=True)  # the listing above saw a regular file
-        except OSError:
-            continue
-        if ascii_needle is not None and data.isascii():
-            if ascii_needle not in data.lower():
-                continue
-        text = normalize_newlines(data.decode("utf-8", "replace"))
-        if ascii_needle is None or not data.isascii():
-            if needle not in text.casefold():
-                continue
+    results: List[Dict[str, Any]] = []
+    for name, text in _pages_holding(ws, _search_order(ws), needle):
         for number, line in enumerate(text.split("\n")):
             if needle in line.casefold():
                 if len(results) >= limit:
-                    truncated = True
-                    break
+                    return {
+                        "ok": True,
+                        "query": query,
+                        "limit": limit,
+                        "truncated": True,
+                        "results": results,
+                    }
                 results.append(
                     {
                         "file": f"{VAULT_DIR}/{PAGES_DIR}/{name}",
@@ -5082,9 +5077,51 @@ def cmd_search(ctx: Context, args: Any) -> Dict[str, Any]:
                         "text": line.strip()[:SEARCH_TEXT_LIMIT],
                     }
                 )
-        if truncated:
-            break
-    return {"ok": True, "query": query, "limit": limit, "truncated": truncated, "results": results}
+    return {"ok": True, "query": query, "limit": limit, "truncated": False, "results": results}
+
+
+def _search_order(ws: Workspace) -> List[str]:
+    """The page files in `pages/` in index order, the order of search results (spec 8)."""
+    pages_info = _lstat(ws.pages)
+    if pages_info is None or not stat.S_ISDIR(pages_info.st_mode):
+        return []
+    with os.scandir(ws.pages) as entries:
+        names = [
+            e.name
+            for e in entries
+            if is_page_file(e.name) and not e.is_symlink() and e.is_file(follow_symlinks=False)
+        ]
+    names.sort(key=lambda n: index_sort_key(n[:-3]))
+    return names
+
+
+def _pages_holding(ws: Workspace, names: Sequence[str], needle: str) -> Iterator[Tuple[str, str]]:
+    """(name, text) of each page, in the order given, whose text holds `needle` (case-folded).
+    Each page is read once, by its name in `pages/` opened once (not by a path resolved again
+    for each page); ASCII pages are tested on their bytes before any decoding."""
+    ascii_needle = needle.encode("ascii") if needle.isascii() else None
+    directory = open_directory(ws.pages)
+    try:
+        for name in names:
+            try:  # the listing saw a regular file
+                data = (
+                    read_bytes(name, regular=True, dir_fd=directory)
+                    if directory is not None
+                    else read_bytes(os.path.join(ws.pages, name), regular=True)
+                )
+            except OSError:
+                continue
+            if ascii_needle is not None and data.isascii():
+                if ascii_needle not in data.lower():
+                    continue
+                yield name, normalize_newlines(data.decode("ascii"))
+                continue
+            text = normalize_newlines(data.decode("utf-8", "replace"))
+            if needle in text.casefold():
+                yield name, text
+    finally:
+        if directory is not None:
+            os.close(directory)
 
 
 def render_search_text(result: Dict[str, Any]) -> str:
