@@ -13,6 +13,7 @@ alike), and every command is also printed as its ratio to the floor (medians of 
     python bench/runtime_bench.py                 # 1k and 10k pages
     python bench/runtime_bench.py --large         # adds 50k pages
     python bench/runtime_bench.py --sizes 2000 --runs 11 --json results.json
+    python bench/runtime_bench.py --sizes 10000 --runtime old/echoes_vault.py   # before/after
 
 Benchmarks never fail on timing; targets are printed for comparison only.
 """
@@ -144,9 +145,9 @@ def measure_rounds(bench: Bench, cases: List[Case], runs: int) -> Dict[str, Timi
     return results
 
 
-def bench_size(pages: int, runs: int, python: str) -> Dict[str, Timings]:
+def bench_size(pages: int, runs: int, python: str, runtime_file: Path) -> Dict[str, Timings]:
     root = vaultgen.cached_vault(CACHE_DIR, pages)
-    runtime = vaultgen.RUNTIME.read_bytes()
+    runtime = runtime_file.read_bytes()
     project = root / ".echoes-vault" / "echoes_vault.py"
     if project.read_bytes() != runtime:
         project.write_bytes(runtime)
@@ -211,6 +212,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument(
         "--python", default=sys.executable, help="interpreter that runs the runtime"
     )
+    parser.add_argument(
+        "--runtime",
+        type=Path,
+        default=vaultgen.RUNTIME,
+        help="the runtime file to measure, installed as each vault's project runtime "
+        "(default: runtime/echoes_vault.py; another engine's file compares before and after)",
+    )
     parser.add_argument("--json", help="also write the raw timings to this file")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -225,12 +233,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     ).stdout.strip()
     print(
         f"python {version} ({args.python}) · {platform.machine()} · {os.cpu_count()} CPUs · "
-        f"load {load:.2f} · {args.runs} timed runs after one warm-up"
+        f"load {load:.2f} · {args.runs} timed runs after one warm-up · runtime {args.runtime}"
     )
     raw: Dict[str, Dict[str, Timings]] = {}
     for pages in sizes:
         started = time.perf_counter()
-        raw[str(pages)] = bench_size(pages, args.runs, args.python)
+        raw[str(pages)] = bench_size(pages, args.runs, args.python, args.runtime)
         print(
             f"\n{pages} pages ({time.perf_counter() - started:.0f} s including generation if needed)\n"
         )
