@@ -1,9 +1,12 @@
-"""Health reads the vault once for both of its reports: unchanged pages come from the page
-cache's columns (never reread, never made into records), `pages/` is listed once, and Git's
-queries are started before the vault is read, so they run beside it.
+"""The read paths of the commands that look at every page.
 
-These drive `collect_health` in-process on real files. Counting spies wrap the real functions
-(they count calls and pass them on); what the report says is compared with a cold read."""
+Health reads the vault once for both of its reports: unchanged pages come from the page cache's
+columns (never reread, never made into records), `pages/` is listed once, and Git's queries are
+started before the vault is read, so they run beside it. `search` opens `pages/` once and reads
+each page by its name in it.
+
+These drive the runtime in-process on real files. Counting spies wrap the real functions (they
+count calls and pass them on); what the report says is compared with a cold read."""
 
 from __future__ import annotations
 
@@ -183,3 +186,36 @@ def test_git_is_queried_while_the_vault_is_read(
     assert max(started) < min(listed)
     assert report["git"]["available"] is True and report["git"]["error"] is None
     assert report["git"]["untrackedDurable"] == ["EchoesVault/pages/a.md"]
+
+
+def test_search_opens_pages_once_and_each_page_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages are opened relative to the one open `pages/` (no path resolved again for each);
+    a link among them is not followed."""
+    ws = make_workspace(tmp_path)
+    pages = tmp_path / "EchoesVault" / "pages"
+    for number in range(12):
+        write(pages / f"p{number:02}.md", page(f"Summary {number}.", body=f"Needle {number}.\n"))
+    (tmp_path / "outside.md").write_text("needle outside\n", encoding="utf-8")
+    os.symlink(tmp_path / "outside.md", pages / "link.md")
+    opened: List[Tuple[Any, Any]] = []
+    real_open = os.open
+
+    def counted(path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None) -> int:
+        opened.append((path, dir_fd))
+        return real_open(path, flags, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "open", counted)
+    monkeypatch.setattr(os, "supports_dir_fd", os.supports_dir_fd | {counted})
+    args = type("Args", (), {"query": "NEEDLE", "limit": 5})()
+    result = ev.cmd_search(ev.Context(ws), args)
+
+    assert [r["file"] for r in result["results"]] == [
+        f"EchoesVault/pages/p{number:02}.md" for number in range(5)
+    ]
+    assert result["truncated"] is True
+    assert [path for path, _ in opened if path == ws.pages] == [ws.pages]
+    by_name = [(path, fd) for path, fd in opened if path != ws.pages]
+    assert [path for path, _ in by_name] == [f"p{number:02}.md" for number in range(6)]
+    assert all(fd is not None for _, fd in by_name)
