@@ -3576,6 +3576,8 @@ def plan_migration(
 # Health (spec 12.5): strictly read-only. Nothing here creates, locks or rewrites a file.
 # ---------------------------------------------------------------------------------------------
 
+# --- Health: Git readiness (durable files Git would miss, local files it tracks) -------------
+
 _TEMP_NAME = re.compile(f"{TEMP_NAME}|{LEGACY_TEMP_NAME}")
 _OPENCODE_COMMAND_RELS = tuple(f".opencode/commands/echoes-{n}.md" for n in _OPENCODE_COMMANDS)
 _DURABLE_FILES = (
@@ -3744,6 +3746,9 @@ def _git_lists(
         commands.append(_suggest("git rm --cached", local_tracked))
     result["suggestedCommands"] = commands
     result["ready"] = not commands
+
+
+# --- Health: one read of the vault (pages from the scan, every other file once) --------------
 
 
 class PageFacts:
@@ -3925,6 +3930,9 @@ def _take_file(
         inventory.check_markdown(rel, path, info)
 
 
+# --- Health: required layout and what a crash may have left ----------------------------------
+
+
 def _structure_checks(ws: Workspace) -> List[Dict[str, Any]]:
     required = [
         (VAULT_DIR, "dir"),
@@ -4007,6 +4015,9 @@ def recovery_health(
             journal_rel,
         )
     return {"lock": lock, "tempFiles": temps, "pendingEnd": pending}
+
+
+# --- Health: this runtime's report, one function per list ------------------------------------
 
 
 class _HealthReport:
@@ -4447,6 +4458,8 @@ def _report_totals(health: _HealthReport, read: _VaultRead) -> None:
         )
 
 
+# --- Health: the reference runtime's `health` object -----------------------------------------
+
 # The lists of `health` that count as issues, the reference runtime's way (`issueCount` is the
 # sum of their lengths, plus one for an invalid state file).
 HEALTH_ISSUE_LISTS = (
@@ -4603,6 +4616,9 @@ def _reference_git(git: Dict[str, Any]) -> Dict[str, Any]:
         "openCodeSkillsIgnored": [r for r in ignored if r.startswith(".opencode/skills/")],
         "suggestedCommands": list(git.get("suggestedCommands", [])),
     }
+
+
+# --- Health: the status card -----------------------------------------------------------------
 
 
 def _local_stamp(ns: int) -> Optional[str]:
