@@ -3692,10 +3692,9 @@ class GitQueries:
         self.processes = []
 
 
-def git_readiness(ws: Workspace, queries: Optional[GitQueries] = None) -> Dict[str, Any]:
-    """Which durable files Git would miss and which local files it tracks. Commands are suggested,
-    never run; only read-only `git ls-files` queries are made."""
-    queries = queries if queries is not None else GitQueries(ws)
+def git_readiness(queries: GitQueries) -> Dict[str, Any]:
+    """Which durable files Git would miss and which local files it tracks, from the queries'
+    answers. Commands are suggested, never run; only read-only `git ls-files` queries are made."""
     result: Dict[str, Any] = {
         "repository": queries.repository,
         "available": False,
@@ -4397,9 +4396,7 @@ def _adapter_issue(health: _HealthReport, plan: AdapterPlan, vault_state: str) -
 
 
 def _report_git(health: _HealthReport, queries: Optional[GitQueries]) -> None:
-    git: Dict[str, Any] = (
-        git_readiness(health.ws, queries) if queries is not None else {"repository": False}
-    )
+    git: Dict[str, Any] = git_readiness(queries) if queries is not None else {"repository": False}
     health.report["git"] = git
     for rel in git.get("ignoredDurable", []):
         health.issue("git-ignored-durable", "durable file is ignored by Git (`git add -f` it)", rel)
