@@ -54,12 +54,12 @@ import sys
 import time
 import unicodedata
 from bisect import bisect_left, insort
-from dataclasses import dataclass
 from itertools import compress as _compress
 from typing import (
     Any,
     Callable,
     Dict,
+    Final,
     Iterable,
     Iterator,
     List,
@@ -167,26 +167,53 @@ class EchoesError(Exception):
 # =============================================================================================
 
 
-# Slotted where the language allows it (3.10+): a large vault's analysis holds hundreds of
-# thousands of these.
-_SLOTS: Dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
+class _Record:
+    """Value semantics for the small records of the rules, from their `__slots__`: equal when of
+    one class with equal fields, and shown with their fields. Plain classes rather than
+    dataclasses: `dataclass` looks its module up in `sys.modules`, where a loader such as
+    `importlib.util.spec_from_file_location` with `exec_module` never puts it, and importing
+    `dataclasses` (with `inspect`) is a noticeable part of every runtime start. Slotted: a large
+    vault's analysis holds hundreds of thousands of these."""
+
+    __slots__: Tuple[str, ...] = ()
+
+    def _values(self) -> Tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Record) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({shown})"
 
 
-@dataclass(frozen=True, **_SLOTS)
-class Problem:
+class Problem(_Record):
     """One rule violation. Lines are 0-based; columns count Unicode code points. An `end_line`
-    below 0 means the problem ends on its first line."""
+    below 0 means the problem ends on its first line. Never changed once made (hashable)."""
 
-    code: str
-    message: str
-    line: int = 0
-    start: int = 0
-    end_line: int = -1
-    end: int = 0
+    __slots__ = ("code", "end", "end_line", "line", "message", "start")
 
-    def __post_init__(self) -> None:
-        if self.end_line < 0:
-            object.__setattr__(self, "end_line", self.line)
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        line: int = 0,
+        start: int = 0,
+        end_line: int = -1,
+        end: int = 0,
+    ) -> None:
+        self.code: Final = code
+        self.message: Final = message
+        self.line: Final = line
+        self.start: Final = start
+        self.end_line: Final = line if end_line < 0 else end_line
+        self.end: Final = end
+
+    def __hash__(self) -> int:
+        return hash(self._values())
 
     def describe(self) -> str:
         return f"{self.code} line {self.line + 1}: {self.message}"
@@ -201,27 +228,46 @@ FENCE = "---"
 BOM = "\ufeff"  # a UTF-8 byte-order mark, as decoded text holds it
 
 
-@dataclass(**_SLOTS)
-class Field:
+class Field(_Record):
     """One top-level frontmatter key with its raw inline value and any continuation lines."""
 
-    key: str
-    raw: str
-    line: int
-    key_start: int
-    value_start: int
-    value_end: int
-    continuation: Tuple[int, ...] = ()
+    __slots__ = ("continuation", "key", "key_start", "line", "raw", "value_end", "value_start")
+
+    def __init__(
+        self,
+        key: str,
+        raw: str,
+        line: int,
+        key_start: int,
+        value_start: int,
+        value_end: int,
+        continuation: Tuple[int, ...] = (),
+    ) -> None:
+        self.key = key
+        self.raw = raw
+        self.line = line
+        self.key_start = key_start
+        self.value_start = value_start
+        self.value_end = value_end
+        self.continuation = continuation
 
 
-@dataclass(**_SLOTS)
-class Frontmatter:
+class Frontmatter(_Record):
     """Where the block is and what it holds. `close_line` is None when the block never closes."""
 
-    open_line: int
-    close_line: Optional[int]
-    fields: Dict[str, Field]
-    problems: List[Problem]
+    __slots__ = ("close_line", "fields", "open_line", "problems")
+
+    def __init__(
+        self,
+        open_line: int,
+        close_line: Optional[int],
+        fields: Dict[str, Field],
+        problems: List[Problem],
+    ) -> None:
+        self.open_line = open_line
+        self.close_line = close_line
+        self.fields = fields
+        self.problems = problems
 
     @property
     def body_line(self) -> int:
@@ -413,16 +459,26 @@ def has_conflict_markers(text: str) -> bool:
 # =============================================================================================
 
 
-@dataclass(**_SLOTS)
-class PageInfo:
+class PageInfo(_Record):
     """The protocol view of one page's text."""
 
-    frontmatter: Optional[Frontmatter]
-    type: Optional[str]
-    stack: Optional[str]
-    status: Optional[str]
-    summary: Optional[str]
-    problems: List[Problem]
+    __slots__ = ("frontmatter", "problems", "stack", "status", "summary", "type")
+
+    def __init__(
+        self,
+        frontmatter: Optional[Frontmatter],
+        type: Optional[str],
+        stack: Optional[str],
+        status: Optional[str],
+        summary: Optional[str],
+        problems: List[Problem],
+    ) -> None:
+        self.frontmatter = frontmatter
+        self.type = type
+        self.stack = stack
+        self.status = status
+        self.summary = summary
+        self.problems = problems
 
     @property
     def valid(self) -> bool:
@@ -1131,14 +1187,20 @@ _SECRET_GATES: Tuple[Tuple[str, Callable[[str], object], Tuple[str, ...]], ...] 
 )
 
 
-@dataclass(frozen=True, **_SLOTS)
-class SecretHit:
-    """Where a credential-shaped string is (0-based line, code-point columns); never its value."""
+class SecretHit(_Record):
+    """Where a credential-shaped string is (0-based line, code-point columns); never its value.
+    Never changed once made (hashable)."""
 
-    kind: str
-    line: int
-    start: int
-    end: int
+    __slots__ = ("end", "kind", "line", "start")
+
+    def __init__(self, kind: str, line: int, start: int, end: int) -> None:
+        self.kind: Final = kind
+        self.line: Final = line
+        self.start: Final = start
+        self.end: Final = end
+
+    def __hash__(self) -> int:
+        return hash(self._values())
 
 
 # Documentation placeholders are not credentials: AWS's `AKIAIOSFODNN7EXAMPLE`, `ghp_xxxx…`,
@@ -1694,17 +1756,19 @@ def read_bytes(
     info: Optional[Any] = None,
     limit: Optional[int] = None,
     regular: bool = False,
+    dir_fd: Optional[int] = None,
 ) -> bytes:
     """A whole regular file (at most `limit` + 1 bytes) through one descriptor. The one safe
     reader: anything but a regular file is refused before it is opened (from `info`, the
     caller's `lstat`, or a new one; `regular` when the caller's directory listing already said
     so), and the open neither follows a symbolic link nor blocks; `fstat` then refuses a FIFO
-    or device swapped in meanwhile (a device such as /dev/zero would never end)."""
+    or device swapped in meanwhile (a device such as /dev/zero would never end). With `dir_fd`
+    (see `open_directory`), `path` is a name in that open directory."""
     if not regular:
-        mode = (info if info is not None else os.lstat(path)).st_mode
+        mode = (info if info is not None else os.lstat(path, dir_fd=dir_fd)).st_mode
         if not stat.S_ISREG(mode):
             raise NotRegularFile(0, f"is {file_kind(mode)}, not a regular file", path)
-    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY)
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY, dir_fd=dir_fd)
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -1722,6 +1786,18 @@ def read_bytes(
         return b"".join(chunks) if len(chunks) != 1 else chunks[0]
     finally:
         os.close(fd)
+
+
+def open_directory(path: str) -> Optional[int]:
+    """A descriptor of the directory `path` (not followed if it is a link) for reading many
+    files in it by name: the path is resolved once, not again for each file. None where the
+    platform cannot open files relative to a directory, or the directory cannot be opened."""
+    if os.open not in os.supports_dir_fd:
+        return None
+    try:
+        return os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
 
 
 def read_text(path: str) -> str:
@@ -2265,12 +2341,12 @@ def build_state(
     initialized: Optional[bool] = None,
     session: Optional[Dict[str, Any]] = None,
 ) -> Dict[str, Any]:
-    previous, source = load_state(ws)
+    previous, _source = load_state(ws)
     merged = {key: previous.get(key, value) for key, value in _default_session().items()}
     if session:
         merged.update(session)
     agent, adapter = ctx.agent, ctx.adapter_version
-    if agent is None and adapter is None and source in LEGACY_STATE_PATHS:
+    if agent is None:  # no agent named: the last one stays, with its version (as the reference)
         agent, adapter = previous.get("writer:agent"), previous.get("writer:adapterVersion")
     return {
         "version": STATE_SCHEMA_VERSION,
@@ -2357,14 +2433,16 @@ def state_view(ws: Workspace, stats: Dict[str, int]) -> Dict[str, Any]:
 # =============================================================================================
 
 
-@dataclass(**_SLOTS)
-class FileStamp:
+class FileStamp(_Record):
     """The parts of a page's `lstat` the cache keeps, standing in for it for unchanged pages."""
 
-    st_mtime_ns: int
-    st_ctime_ns: int
-    st_size: int
-    st_ino: int
+    __slots__ = ("st_ctime_ns", "st_ino", "st_mtime_ns", "st_size")
+
+    def __init__(self, st_mtime_ns: int, st_ctime_ns: int, st_size: int, st_ino: int) -> None:
+        self.st_mtime_ns = st_mtime_ns
+        self.st_ctime_ns = st_ctime_ns
+        self.st_size = st_size
+        self.st_ino = st_ino
 
 
 class PageRecord:
@@ -2710,6 +2788,9 @@ class PageScan:
         self.others: List[str] = []
         self.unreadable: List[Tuple[str, str]] = []
         self.unlisted: Optional[str] = None  # why pages/ could not be listed, if it could not
+        # the listed names that did not become a page with its `lstat` (links, hidden and other
+        # files, directories, pages that could not be stat'ed), so `pages/` is listed once
+        self.unrecorded: List[str] = []
         self.exists = False
         self._records: Optional[List[PageRecord]] = None
 
@@ -2840,21 +2921,9 @@ def scan_pages(
     """Read `pages/` once. With a cache, unchanged pages are not reread; the cache is refreshed
     (but not saved) as a side effect."""
     scan = PageScan()
-    st = _lstat(ws.pages)
-    if st is None:
-        return scan
-    if stat.S_ISLNK(st.st_mode):
-        scan.symlinks.append(f"{VAULT_DIR}/{PAGES_DIR}")
-        return scan
-    if not stat.S_ISDIR(st.st_mode):
-        return scan
-    scan.exists = True
     now_ns = time.time_ns()
-    try:
-        names = os.listdir(ws.pages)
-    except OSError as error:
-        scan.unlisted = str(error.strerror)
-        scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/", scan.unlisted))
+    names = _list_pages(ws, scan)
+    if names is None:
         return scan
     if cache is not None and cache.names and not keep_text:
         scan.cache = cache
@@ -2862,55 +2931,91 @@ def scan_pages(
         if scan.hits:
             known = set(map(cache.names.__getitem__, scan.hits))
             names = [name for name in names if name not in known]
-    records = scan.fresh
     read: Set[str] = set()
-    s_ifmt, s_iflnk, s_ifdir, s_ifreg = stat.S_IFMT, stat.S_IFLNK, stat.S_IFDIR, stat.S_IFREG
     for name in names:
         path = os.path.join(ws.pages, name)
-        try:
-            info = os.lstat(path)
-        except OSError as error:
-            if is_page_file(name):
-                record = PageRecord(name)
-                record.errors = [f"EV401: cannot stat the page ({error.strerror})"]
-                scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{name}", str(error.strerror)))
-                records.append(record)
+        record = _take_listed(scan, name, path)
+        if record is None:
             continue
-        kind = s_ifmt(info.st_mode)
-        if kind != s_ifreg or name[0] == "." or (name[-3:] != ".md" and not is_page_file(name)):
-            if kind == s_iflnk:
-                scan.symlinks.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
-            elif name[0] == ".":
-                pass
-            elif kind == s_ifdir:
-                scan.others.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}/")
-            else:
-                scan.others.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
-            continue
-        record = PageRecord(name)
-        record.stat = info
         read.add(name)
-        records.append(record)
-        try:
-            data = read_bytes(path, info.st_size, info)
-        except OSError as error:
-            record.errors = [f"EV401: cannot read the page ({error.strerror})"]
-            scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{name}", str(error.strerror)))
-            continue
-        try:
-            text = normalize_newlines(data.decode("utf-8"))
-        except UnicodeDecodeError:
-            record.errors = ["EV401: the page is not valid UTF-8"]
-            scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{name}", "not valid UTF-8"))
-        else:
-            record.apply_text(text)
-            if keep_text:
-                record.text = text
-        if cache is not None:
-            cache.store(record, info, now_ns)
+        if _read_page(scan, record, path, keep_text) and cache is not None:
+            cache.store(record, record.stat, now_ns)
     if cache is not None:
         cache.prune(scan.hits, read)
     return scan
+
+
+def _list_pages(ws: Workspace, scan: PageScan) -> Optional[List[str]]:
+    """The names in `pages/`; None when it is missing, a link, not a directory or cannot be
+    listed (the scan notes the last two)."""
+    st = _lstat(ws.pages)
+    if st is None:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        scan.symlinks.append(f"{VAULT_DIR}/{PAGES_DIR}")
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    scan.exists = True
+    try:
+        return os.listdir(ws.pages)
+    except OSError as error:
+        scan.unlisted = str(error.strerror)
+        scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/", scan.unlisted))
+        return None
+
+
+def _take_listed(scan: PageScan, name: str, path: str) -> Optional[PageRecord]:
+    """The record of a page file to read, with its `lstat`; anything else listed in `pages/` is
+    only noted (a page that cannot be stat'ed gets a record with its error)."""
+    try:
+        info = os.lstat(path)
+    except OSError as error:
+        if is_page_file(name):
+            record = PageRecord(name)
+            record.errors = [f"EV401: cannot stat the page ({error.strerror})"]
+            scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{name}", str(error.strerror)))
+            scan.fresh.append(record)
+        scan.unrecorded.append(name)
+        return None
+    kind = stat.S_IFMT(info.st_mode)
+    if kind == stat.S_IFREG and name[0] != "." and (name[-3:] == ".md" or is_page_file(name)):
+        record = PageRecord(name)
+        record.stat = info
+        scan.fresh.append(record)
+        return record
+    scan.unrecorded.append(name)
+    if kind == stat.S_IFLNK:
+        scan.symlinks.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
+    elif name[0] == ".":
+        pass
+    elif kind == stat.S_IFDIR:
+        scan.others.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}/")
+    else:
+        scan.others.append(f"{VAULT_DIR}/{PAGES_DIR}/{name}")
+    return None
+
+
+def _read_page(scan: PageScan, record: PageRecord, path: str, keep_text: bool) -> bool:
+    """Read and analyse one page; False when it could not be read (then nothing is cached)."""
+    info = record.stat
+    assert info is not None  # made by `_take_listed` with its `lstat`
+    try:
+        data = read_bytes(path, info.st_size, info)
+    except OSError as error:
+        record.errors = [f"EV401: cannot read the page ({error.strerror})"]
+        scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{record.name}", str(error.strerror)))
+        return False
+    try:
+        text = normalize_newlines(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        record.errors = ["EV401: the page is not valid UTF-8"]
+        scan.unreadable.append((f"{VAULT_DIR}/{PAGES_DIR}/{record.name}", "not valid UTF-8"))
+        return True
+    record.apply_text(text)
+    if keep_text:
+        record.text = text
+    return True
 
 
 def index_build(records: Sequence[PageRecord]) -> Tuple[Optional[str], List[Dict[str, Any]]]:
@@ -3819,6 +3924,8 @@ def plan_migration(
 
 # --- 21.1 Durable files and Git readiness (spec 14) ------------------------------------------
 
+# --- Health: Git readiness (durable files Git would miss, local files it tracks) -------------
+
 _TEMP_NAME = re.compile(f"{TEMP_NAME}|{LEGACY_TEMP_NAME}")
 _OPENCODE_COMMAND_RELS = tuple(f".opencode/commands/echoes-{n}.md" for n in _OPENCODE_COMMANDS)
 _DURABLE_FILES = (
@@ -3856,11 +3963,88 @@ def _suggest(prefix: str, paths: Sequence[str]) -> str:
     return prefix + " -- " + " ".join(_shell_quote(p) for p in targets)
 
 
-def git_readiness(ws: Workspace) -> Dict[str, Any]:
-    """Which durable files Git would miss and which local files it tracks. Commands are suggested,
-    never run; only read-only `git ls-files` queries are made."""
+# The paths whose Git status health reports, as `git ls-files` pathspecs.
+_GIT_SPECS = (
+    VAULT_DIR,
+    RUNTIME_DIR,
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".claude/skills/echoes-vault",
+    ".opencode",
+    ".codex",
+)
+
+
+class GitQueries:
+    """The three read-only `git ls-files` queries of a health report, started as soon as the
+    report begins so that Git walks the work tree while the runtime reads the vault. Only
+    local-only paths are asked about as tracked files, so the output stays small however large
+    the vault is."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.repository = os.path.lexists(os.path.join(ws.root, ".git"))
+        self.processes: List[Any] = []
+        self.error: Optional[str] = None
+        if self.repository:
+            self._start()
+
+    def _start(self) -> None:
+        import subprocess
+
+        try:
+            for options, paths in (
+                ((), LOCAL_ONLY_PATHS),
+                (("--others", "--exclude-standard"), _GIT_SPECS),
+                (("--others", "--ignored", "--exclude-standard"), _GIT_SPECS),
+            ):
+                self.processes.append(self._run(options, paths))
+        except FileNotFoundError:
+            self.error = "git is not installed"
+        except (OSError, subprocess.SubprocessError) as error:
+            self.error = f"git ls-files failed: {error}"
+        if self.error is not None:
+            self.stop()
+
+    def _run(self, options: Sequence[str], paths: Sequence[str]) -> Any:
+        import subprocess
+
+        return subprocess.Popen(
+            ["git", "-c", "core.quotepath=off", "ls-files", "-z", *options, "--", *paths],
+            cwd=self.ws.root,
+            env=dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C"),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    def answers(self) -> List[List[str]]:
+        """The paths each query listed (tracked local-only, untracked, ignored)."""
+        return [self._collect(process) for process in self.processes]
+
+    @staticmethod
+    def _collect(process: Any) -> List[str]:
+        out, err = process.communicate(timeout=60)
+        if process.returncode != 0:
+            raise OSError(err.decode("utf-8", "replace").strip() or "git ls-files failed")
+        return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
+
+    def stop(self) -> None:
+        """End the queries whose answers were not collected (a report that ended early)."""
+        for process in self.processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            for stream in (process.stdout, process.stderr):
+                stream.close()
+        self.processes = []
+
+
+def git_readiness(queries: GitQueries) -> Dict[str, Any]:
+    """Which durable files Git would miss and which local files it tracks, from the queries'
+    answers. Commands are suggested, never run; only read-only `git ls-files` queries are made."""
     result: Dict[str, Any] = {
-        "repository": os.path.lexists(os.path.join(ws.root, ".git")),
+        "repository": queries.repository,
         "available": False,
         "ready": None,
         "untrackedDurable": [],
@@ -3871,53 +4055,27 @@ def git_readiness(ws: Workspace) -> Dict[str, Any]:
         "suggestedCommands": [],
         "error": None,
     }
-    if not result["repository"]:
+    if not queries.repository:
         return result
     import subprocess
 
-    specs = [
-        VAULT_DIR,
-        RUNTIME_DIR,
-        "AGENTS.md",
-        "CLAUDE.md",
-        ".claude/skills/echoes-vault",
-        ".opencode",
-        ".codex",
-    ]
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
-
-    def start(*options: str, paths: Sequence[str] = specs) -> Any:
-        return subprocess.Popen(
-            ["git", "-c", "core.quotepath=off", "ls-files", "-z", *options, "--", *paths],
-            cwd=ws.root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-
-    def collect(process: Any) -> List[str]:
-        out, err = process.communicate(timeout=60)
-        if process.returncode != 0:
-            raise OSError(err.decode("utf-8", "replace").strip() or "git ls-files failed")
-        return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
-
     try:
-        # three read-only queries run side by side; only local-only paths are asked about as
-        # tracked files, so the output stays small however large the vault is
-        queries = [
-            start(paths=LOCAL_ONLY_PATHS),
-            start("--others", "--exclude-standard"),
-            start("--others", "--ignored", "--exclude-standard"),
-        ]
-        tracked, untracked, ignored = (collect(q) for q in queries)
-    except FileNotFoundError:
-        result["error"] = "git is not installed"
-        return result
+        if queries.error is not None:
+            result["error"] = queries.error
+            return result
+        tracked, untracked, ignored = queries.answers()
     except (OSError, subprocess.SubprocessError) as error:
         result["error"] = f"git ls-files failed: {error}"
         return result
     result["available"] = True
+    _git_lists(result, tracked, untracked, ignored)
+    return result
+
+
+def _git_lists(
+    result: Dict[str, Any], tracked: List[str], untracked: List[str], ignored: List[str]
+) -> None:
+    """Fill the readiness lists and the commands that would fix them."""
     untracked_durable = sorted(p for p in untracked if is_durable(p))
     ignored_durable = sorted(p for p in ignored if is_durable(p))
     local_tracked = sorted(p for p in tracked if p in LOCAL_ONLY_PATHS)
@@ -3935,13 +4093,70 @@ def git_readiness(ws: Workspace) -> Dict[str, Any]:
         commands.append(_suggest("git rm --cached", local_tracked))
     result["suggestedCommands"] = commands
     result["ready"] = not commands
-    return result
+
+
+# --- Health: one read of the vault (pages from the scan, every other file once) --------------
+
+
+class PageFacts:
+    """What health needs of every page, gathered in one pass over a scan and shared by both of
+    its reports: each page's stem, which pages are valid, deprecated, invalid or conflicted, and
+    their file totals. Unchanged pages come from the cache's columns and are never made into
+    records; the pages read now come from their records."""
+
+    def __init__(self, scan: PageScan) -> None:
+        self.stems: List[str] = []
+        self.valid: List[str] = []  # stems of valid pages
+        self.invalid: List[str] = []
+        self.deprecated: List[str] = []
+        self.conflicted: List[Tuple[str, Optional[List[int]]]] = []  # file name, lines if known
+        self.files = 0  # pages with a stat (all but those that could not be stat'ed)
+        self.bytes = 0
+        self.latest = 0
+        if scan.cache is not None:
+            self._take_unchanged(scan.cache, scan.hits)
+        for record in scan.fresh:
+            self._take_record(record)
+
+    def _take_unchanged(self, cache: IndexCache, hits: Sequence[int]) -> None:
+        names, flags, numbers, errors = cache.names, cache.flags, cache.numbers, cache.errors
+        for at in hits:
+            name = names[at]
+            stem = name[:-3] if name.isascii() else nfc(name[:-3])
+            self.stems.append(stem)
+            (self.invalid if at in errors else self.valid).append(stem)
+            flag = flags[at]
+            if flag in "13":
+                self.deprecated.append(stem)
+            if flag in "23":
+                self.conflicted.append((name, None))
+            self.bytes += numbers[3 * at + 2]
+            self.latest = max(self.latest, numbers[3 * at])
+        self.files += len(hits)
+
+    def _take_record(self, record: PageRecord) -> None:
+        self.stems.append(record.stem)
+        (self.valid if record.valid else self.invalid).append(record.stem)
+        if record.deprecated:
+            self.deprecated.append(record.stem)
+        info = record.stat
+        if info is None:
+            return
+        self.files += 1
+        self.bytes += info.st_size
+        self.latest = max(self.latest, info.st_mtime_ns)
+        if record.conflict:
+            found = record.info.problems if record.info is not None else None
+            lines = [p.line + 1 for p in found if p.code == "EV400"] if found is not None else None
+            self.conflicted.append((record.name, lines))
 
 
 # --- 21.2 The vault walk and its structure checks --------------------------------------------
 
 
 class _Inventory:
+    """Every file below `EchoesVault/` once: totals, and what health reports of single files."""
+
     def __init__(self) -> None:
         self.bytes = 0
         self.files = 0
@@ -3962,6 +4177,19 @@ class _Inventory:
         if markdown:
             self.markdown += 1
 
+    def count_pages(self, ws: Workspace, pages: PageFacts) -> None:
+        """The pages as the scan found them: counted, and their conflict markers located."""
+        self.files += pages.files
+        self.markdown += pages.files
+        self.bytes += pages.bytes
+        self.latest = max(self.latest, pages.latest)
+        for name, lines in pages.conflicted:
+            rel = f"{VAULT_DIR}/{PAGES_DIR}/{name}"
+            if lines is not None:
+                self.conflicts.append({"file": rel, "lines": lines})
+            else:
+                self.check_markdown(rel, os.path.join(ws.pages, name))
+
     def check_markdown(self, rel: str, path: str, info: Optional[Any] = None) -> None:
         try:
             text = read_bytes(path, info=info).decode("utf-8")
@@ -3977,65 +4205,82 @@ class _Inventory:
                 self.conflicts.append({"file": rel, "lines": [p.line + 1 for p in found]})
 
 
-def _walk_vault(ws: Workspace, inventory: _Inventory, scan: PageScan) -> None:
-    """Every file below EchoesVault/ once (pages were already read by scan_pages)."""
-    by_name = scan.by_name()
+def _walk_vault(ws: Workspace, inventory: _Inventory, scan: PageScan, pages: PageFacts) -> None:
+    """Every file below EchoesVault/ once. `pages/` is not listed again: its pages are counted
+    from the page facts, and only the other names the scan listed there are looked at."""
+    inventory.count_pages(ws, pages)
     pages_rel = f"{VAULT_DIR}/{PAGES_DIR}"
-    for record in scan.records:
-        if record.stat is not None:
-            inventory.count(record.stat, True)
-            if record.conflict:
-                rel = f"{pages_rel}/{record.name}"
-                if record.info is not None:
-                    lines = [p.line + 1 for p in record.info.problems if p.code == "EV400"]
-                    inventory.conflicts.append({"file": rel, "lines": lines})
-                else:
-                    inventory.check_markdown(rel, os.path.join(ws.pages, record.name))
+    # pages the scan could not stat are counted here if they can be now, never checked again
+    unstated = {record.name for record in scan.fresh if record.stat is None}
     stack = [(ws.vault, VAULT_DIR)]
     while stack:
         directory, rel_dir = stack.pop()
-        try:
-            with os.scandir(directory) as entries:
-                items = list(entries)
-        except OSError as error:
-            inventory.unreadable.append({"file": rel_dir + "/", "error": str(error.strerror)})
-            continue
-        in_pages = rel_dir == pages_rel
-        for entry in items:
-            known = by_name.get(entry.name) if in_pages else None
-            if known is not None and known.stat is not None:
-                continue  # counted above from the page scan
-            rel = f"{rel_dir}/{entry.name}"
+        if rel_dir == pages_rel and scan.exists and scan.unlisted is None:
+            names = scan.unrecorded
+        else:
             try:
-                info = entry.stat(follow_symlinks=False)
+                names = os.listdir(directory)
             except OSError as error:
-                inventory.unreadable.append({"file": rel, "error": str(error.strerror)})
+                inventory.unreadable.append({"file": rel_dir + "/", "error": str(error.strerror)})
                 continue
-            if stat.S_ISLNK(info.st_mode):
-                inventory.symlinks.append(rel)
-                continue
-            if stat.S_ISDIR(info.st_mode):
-                if rel_dir == f"{VAULT_DIR}/{PAGES_DIR}":
-                    inventory.others_in_pages.append(rel + "/")
-                stack.append((entry.path, rel))
-                continue
-            if not stat.S_ISREG(info.st_mode):
-                inventory.special.append({"file": rel, "kind": file_kind(info.st_mode)[2:]})
-                continue
-            markdown = entry.name.endswith(".md")
-            inventory.count(info, markdown)
-            if rel_dir.startswith(f"{VAULT_DIR}/{DAILY_DIR}") and markdown:
-                if not entry.name.startswith("."):
-                    inventory.daily += 1
-                if rel_dir == f"{VAULT_DIR}/{DAILY_DIR}" and re.match(
-                    LEGACY_DAILY_NAME, entry.name
-                ):
-                    inventory.flat_daily.append(rel)
-            if not markdown:
-                continue
-            if known is not None:
-                continue
-            inventory.check_markdown(rel, entry.path, info)
+        for name in names:
+            skip_check = rel_dir == pages_rel and name in unstated
+            _take_entry(inventory, stack, directory, rel_dir, name, skip_check)
+
+
+def _take_entry(
+    inventory: _Inventory,
+    stack: List[Tuple[str, str]],
+    directory: str,
+    rel_dir: str,
+    name: str,
+    skip_check: bool,
+) -> None:
+    """One listed name of the walk: a link, a directory to walk, a special file or a file."""
+    rel = f"{rel_dir}/{name}"
+    path = os.path.join(directory, name)
+    try:
+        info = os.lstat(path)
+    except OSError as error:
+        inventory.unreadable.append({"file": rel, "error": str(error.strerror)})
+        return
+    if stat.S_ISLNK(info.st_mode):
+        inventory.symlinks.append(rel)
+    elif stat.S_ISDIR(info.st_mode):
+        if rel_dir == f"{VAULT_DIR}/{PAGES_DIR}":
+            inventory.others_in_pages.append(rel + "/")
+        stack.append((path, rel))
+    elif not stat.S_ISREG(info.st_mode):
+        inventory.special.append({"file": rel, "kind": file_kind(info.st_mode)[2:]})
+    else:
+        _take_file(inventory, rel_dir, name, path, info, skip_check)
+
+
+def _take_file(
+    inventory: _Inventory,
+    rel_dir: str,
+    name: str,
+    path: str,
+    info: os.stat_result,
+    skip_check: bool,
+) -> None:
+    """A regular file: counted; a daily entry counted as one; Markdown checked for conflict
+    markers."""
+    rel = f"{rel_dir}/{name}"
+    markdown = name.endswith(".md")
+    inventory.count(info, markdown)
+    if not markdown:
+        return
+    if rel_dir.startswith(f"{VAULT_DIR}/{DAILY_DIR}"):
+        if not name.startswith("."):
+            inventory.daily += 1
+        if rel_dir == f"{VAULT_DIR}/{DAILY_DIR}" and re.match(LEGACY_DAILY_NAME, name):
+            inventory.flat_daily.append(rel)
+    if not skip_check:
+        inventory.check_markdown(rel, path, info)
+
+
+# --- Health: required layout and what a crash may have left ----------------------------------
 
 
 def _structure_checks(ws: Workspace) -> List[Dict[str, Any]]:
@@ -4125,221 +4370,304 @@ def recovery_health(
     return {"lock": lock, "tempFiles": temps, "pendingEnd": pending}
 
 
-def collect_health(ws: Workspace) -> Dict[str, Any]:
-    issues: List[Dict[str, Any]] = []
-    notices: List[str] = []
+# --- Health: this runtime's report, one function per list ------------------------------------
 
-    def issue(kind: str, message: str, path: Optional[str] = None) -> None:
+
+class _HealthReport:
+    """A health report as it is assembled: its keys in order, its issues and its notices."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.report: Dict[str, Any] = {"ok": True, "workspace": ws.root, "vault": ws.vault}
+        self.issues: List[Dict[str, Any]] = []
+        self.notices: List[str] = []
+
+    def issue(self, kind: str, message: str, path: Optional[str] = None) -> None:
         item: Dict[str, Any] = {"kind": kind, "message": message}
         if path:
             item["path"] = path
-        issues.append(item)
+        self.issues.append(item)
 
+
+class _VaultRead:
+    """The vault as one health report reads it, once for both of its lists: `pages/` scanned
+    through the cache (only read here, never written, so unchanged pages are not reread), the
+    facts of its pages, every other file walked once, and the index against the one the pages
+    generate."""
+
+    def __init__(self, ws: Workspace, use_vault: bool) -> None:
+        self.use_vault = use_vault
+        self.scan = scan_pages(ws, IndexCache(ws)) if use_vault else PageScan()
+        self.pages = PageFacts(self.scan)
+        self.inventory = _Inventory()
+        if use_vault:
+            _walk_vault(ws, self.inventory, self.scan, self.pages)
+        self.expected, self.build_errors = self.scan.index_build()
+        self.index_state = _lstat(ws.index)
+        self.index_text: Optional[str] = None
+        if self.index_state is not None and stat.S_ISREG(self.index_state.st_mode):
+            try:
+                self.index_text = read_text(ws.index)
+            except (OSError, UnicodeDecodeError):
+                self.index_text = None
+        self.index_current = self.index_text is not None and self.index_text == self.expected
+        # exactly the generated index: one row per page, nothing to parse or compare
+        text = self.index_text
+        self.rows = parse_index_rows(text) if text is not None and not self.index_current else []
+        self.duplicates, self.orphaned, self.missing_rows = self._compare_index()
+
+    def _compare_index(self) -> Tuple[List[str], List[str], List[str]]:
+        """Index rows listed twice, rows without a page, valid pages without a row."""
+        if self.index_current or self.index_text is None:
+            return [], [], []
+        seen: Dict[str, int] = {}
+        for stem, _summary, _line in self.rows:
+            seen[stem] = seen.get(stem, 0) + 1
+        duplicates = sorted(stem for stem, n in seen.items() if n > 1)
+        page_stems = set(self.pages.stems)
+        orphaned = sorted(stem for stem in seen if stem not in page_stems)
+        missing = sorted(stem for stem in self.pages.valid if stem not in seen)
+        return duplicates, orphaned, missing
+
+    @property
+    def topics(self) -> int:
+        return len(self.pages.stems) if self.index_current else len(self.rows)
+
+
+def _vault_state(ws: Workspace, marker: MarkerInfo) -> Tuple[str, bool]:
+    """The vault's state for health, and whether `EchoesVault/` is a real directory to read."""
+    info = _lstat(ws.vault)
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        return "symlink", False
+    is_dir = info is not None and stat.S_ISDIR(info.st_mode)
+    if marker.supported:
+        return "initialized", is_dir
+    if marker.valid:
+        return "unsupported", is_dir
+    if marker.legacy or (is_dir and not marker.present):
+        return "legacy", is_dir
+    if marker.present:
+        return "invalid-marker", is_dir
+    return "uninitialized", is_dir
+
+
+def collect_health(ws: Workspace) -> Dict[str, Any]:
+    """`inspect` and `status`: this runtime's report and the reference runtime's `health` object,
+    both from one read of the vault, while Git's queries run beside it. Strictly read-only."""
     marker = read_marker(ws)
-    vault_info = _lstat(ws.vault)
-    vault_is_dir = vault_info is not None and stat.S_ISDIR(vault_info.st_mode)
-    if vault_info is not None and stat.S_ISLNK(vault_info.st_mode):
-        vault_state = "symlink"
-    elif marker.supported:
-        vault_state = "initialized"
-    elif marker.valid:
-        vault_state = "unsupported"
-    elif marker.legacy or (vault_is_dir and not marker.present):
-        vault_state = "legacy"
-    elif marker.present:
-        vault_state = "invalid-marker"
-    else:
-        vault_state = "uninitialized"
+    vault_state, use_vault = _vault_state(ws, marker)
+    queries = GitQueries(ws) if vault_state != "uninitialized" else None
+    health = _HealthReport(ws)
+    try:
+        _report_vault_state(health, vault_state, marker)
+        read = _VaultRead(ws, use_vault)
+        _report_index(health, read)
+        _report_state(health, read, vault_state)
+        _report_structure(health, vault_state)
+        health.report["invalidPages"] = read.build_errors
+        health.report["index"] = {
+            "path": ws.index,
+            "duplicates": read.duplicates,
+            "orphaned": read.orphaned,
+            "missing": read.missing_rows,
+        }
+        _report_files(health, read, vault_state)
+        health.report.update(recovery_health(ws, health.issue))
+        _report_runtime(health, vault_state)
+        _report_adapters(health, vault_state)
+        _report_git(health, queries)
+        _report_totals(health, read)
+    finally:
+        if queries is not None:
+            queries.stop()
+    report = health.report
+    report["notices"] = health.notices
+    report["issues"] = health.issues
+    report["issueCount"] = len(health.issues)
+    report["integrity"] = "healthy" if not health.issues else "attention"
+    report["health"] = reference_health(ws, report, read, marker)
+    return report
 
-    report: Dict[str, Any] = {
-        "ok": True,
-        "workspace": ws.root,
-        "vault": ws.vault,
-        "vaultState": vault_state,
-        "readOnly": vault_state != "initialized",
-        "marker": marker.as_json(ws),
-    }
+
+def _report_vault_state(health: _HealthReport, vault_state: str, marker: MarkerInfo) -> None:
+    health.report.update(
+        vaultState=vault_state,
+        readOnly=vault_state != "initialized",
+        marker=marker.as_json(health.ws),
+    )
+    marker_rel = f"{VAULT_DIR}/{MARKER_NAME}"
     if vault_state == "uninitialized":
-        issue("not-initialized", f"no EchoesVault in this workspace; run `{RUNTIME_COMMAND} init`")
+        health.issue(
+            "not-initialized", f"no EchoesVault in this workspace; run `{RUNTIME_COMMAND} init`"
+        )
     elif vault_state == "symlink":
-        issue("symlink", "`EchoesVault` is a symbolic link; the vault cannot be used", VAULT_DIR)
+        health.issue(
+            "symlink", "`EchoesVault` is a symbolic link; the vault cannot be used", VAULT_DIR
+        )
     elif vault_state == "legacy":
-        issue(
+        health.issue(
             "legacy-vault",
             "legacy vault detected (no Protocol 1.0.0 marker); run `init` or `migrate` explicitly",
-            f"{VAULT_DIR}/{MARKER_NAME}",
+            marker_rel,
         )
     elif vault_state == "unsupported":
-        issue(
+        health.issue(
             "unsupported-protocol",
             f"the vault declares protocolVersion {marker.protocol!r}; this runtime supports "
             f"{PROTOCOL_VERSION} and treats the vault as read-only",
-            f"{VAULT_DIR}/{MARKER_NAME}",
+            marker_rel,
         )
     elif vault_state == "invalid-marker":
-        issue("invalid-marker", marker.error or "invalid marker", f"{VAULT_DIR}/{MARKER_NAME}")
+        health.issue("invalid-marker", marker.error or "invalid marker", marker_rel)
     elif not marker.exact:
-        notices.append("the marker is valid but not byte-identical to the canonical marker")
+        health.notices.append("the marker is valid but not byte-identical to the canonical marker")
 
-    use_vault = vault_is_dir and vault_state != "symlink"
-    # The derived cache is only read here (never written), so unchanged pages are not reread.
-    scan = scan_pages(ws, IndexCache(ws)) if use_vault else PageScan()
-    inventory = _Inventory()
-    if use_vault:
-        _walk_vault(ws, inventory, scan)
 
-    # Pages and the prospective index.
-    expected, build_errors = scan.index_build()
-    missing_summary = [
-        f"{VAULT_DIR}/{PAGES_DIR}/{r.name}" for r in scan.records if _needs_summary_only(r)
-    ]
-    for error in build_errors:
-        issue("invalid-page", "; ".join(error["problems"]), error["file"])
-    for rel in sorted(set(scan.others + inventory.others_in_pages)):
-        issue("not-a-page", "only top-level `.md` files are knowledge pages", rel)
+def _report_index(health: _HealthReport, read: _VaultRead) -> None:
+    """`indexRefresh`, with the issues of the pages and the index."""
     index_rel = f"{VAULT_DIR}/{INDEX_NAME}"
-    index_text: Optional[str] = None
-    index_state = _lstat(ws.index)
-    if index_state is not None and stat.S_ISREG(index_state.st_mode):
-        try:
-            index_text = read_text(ws.index)
-        except (OSError, UnicodeDecodeError):
-            index_text = None
-    seen: Dict[str, int] = {}
-    if index_text is not None and index_text == expected:
-        # the current index is exactly the generated one: one row per page, nothing to parse
-        seen = dict.fromkeys((r.stem for r in scan.records), 1)
-        topics = scan.count()
-    else:
-        rows = parse_index_rows(index_text) if index_text is not None else []
-        for stem, _summary, _line in rows:
-            seen[stem] = seen.get(stem, 0) + 1
-        topics = len(rows)
-    duplicates = sorted(stem for stem, n in seen.items() if n > 1)
-    page_stems = {r.stem for r in scan.records}
-    orphaned = sorted(stem for stem in seen if stem not in page_stems)
-    missing_rows = (
-        sorted(r.stem for r in scan.records if r.valid and r.stem not in seen)
-        if index_text is not None
-        else []
-    )
-    for stem in duplicates:
-        issue("index-duplicate", f"index lists [[{stem}]] more than once", index_rel)
-    for stem in orphaned:
-        issue("index-orphan", f"index lists [[{stem}]] but the page does not exist", index_rel)
-    for stem in missing_rows:
-        issue("index-missing-entry", f"page [[{stem}]] is missing from the index", index_rel)
+    for error in read.build_errors:
+        health.issue("invalid-page", "; ".join(error["problems"]), error["file"])
+    for rel in sorted(set(read.scan.others + read.inventory.others_in_pages)):
+        health.issue("not-a-page", "only top-level `.md` files are knowledge pages", rel)
+    for stem in read.duplicates:
+        health.issue("index-duplicate", f"index lists [[{stem}]] more than once", index_rel)
+    for stem in read.orphaned:
+        health.issue(
+            "index-orphan", f"index lists [[{stem}]] but the page does not exist", index_rel
+        )
+    for stem in read.missing_rows:
+        health.issue("index-missing-entry", f"page [[{stem}]] is missing from the index", index_rel)
+    expected, text = read.expected, read.index_text
     expected_sha = hashlib.sha256(expected.encode("utf-8")).hexdigest() if expected else None
-    refresh: Dict[str, Any] = {
+    actual_sha = expected_sha if read.index_current else None
+    if text is not None and not read.index_current:
+        actual_sha = text_sha256(text)
+    health.report["indexRefresh"] = {
         "rebuilt": False,  # status is read-only: it never rebuilds (reference key)
         "migratedSummaries": [],
-        "needsRefresh": expected is not None and index_text != expected,
-        "pageCount": scan.count(),
+        "needsRefresh": expected is not None and text != expected,
+        "pageCount": read.scan.count(),
         "sha256": expected_sha,
         "expectedSha256": expected_sha,
-        "actualSha256": text_sha256(index_text) if index_text is not None else None,
-        "errors": build_errors,
+        "actualSha256": actual_sha,
+        "errors": read.build_errors,
+        "status": _index_status(health, read),
     }
-    if not use_vault:
-        refresh["status"] = "unavailable"
-    elif expected is None:
-        refresh["status"] = "blocked"
-    elif index_state is not None and stat.S_ISLNK(index_state.st_mode):
-        refresh["status"] = "symlink"
-    elif index_text is None:
-        refresh["status"] = "missing"
-        issue(
+
+
+def _index_status(health: _HealthReport, read: _VaultRead) -> str:
+    """Where the index stands, with an issue when it is missing or merely out of date."""
+    index_rel = f"{VAULT_DIR}/{INDEX_NAME}"
+    if not read.use_vault:
+        return "unavailable"
+    if read.expected is None:
+        return "blocked"
+    if read.index_state is not None and stat.S_ISLNK(read.index_state.st_mode):
+        return "symlink"
+    if read.index_text is None:
+        health.issue(
             "index-missing",
             f"the generated index is missing; run `{RUNTIME_COMMAND} hydrate`",
             index_rel,
         )
-    elif index_text == expected:
-        refresh["status"] = "current"
-    else:
-        refresh["status"] = "stale"
-        if not (duplicates or orphaned or missing_rows):
-            issue(
-                "index-stale",
-                f"the index is out of date; run `{RUNTIME_COMMAND} hydrate`",
-                index_rel,
-            )
-    report["indexRefresh"] = refresh
+        return "missing"
+    if read.index_current:
+        return "current"
+    if not (read.duplicates or read.orphaned or read.missing_rows):
+        health.issue(
+            "index-stale", f"the index is out of date; run `{RUNTIME_COMMAND} hydrate`", index_rel
+        )
+    return "stale"
 
-    deprecated = sum(1 for r in scan.records if r.deprecated)
+
+def _report_state(health: _HealthReport, read: _VaultRead, vault_state: str) -> None:
+    """`state` (stored, with live counts) and `counts`."""
+    ws, inventory = health.ws, read.inventory
+    deprecated = len(read.pages.deprecated)
     state = state_health(ws)
-    live = {"totalPages": scan.count(), "totalDailyLogs": inventory.daily}
-    report["state"] = {**state_view(ws, dict(live, deprecatedPages=deprecated)), **state}
+    live = {"totalPages": read.scan.count(), "totalDailyLogs": inventory.daily}
+    health.report["state"] = {**state_view(ws, dict(live, deprecatedPages=deprecated)), **state}
     if vault_state == "initialized" and state["status"] != "ok":
-        issue("state", "; ".join(state["problems"]), f"{RUNTIME_DIR}/{STATE_NAME}")
-
-    report["counts"] = {
-        "pages": scan.count(),
+        health.issue("state", "; ".join(state["problems"]), f"{RUNTIME_DIR}/{STATE_NAME}")
+    health.report["counts"] = {
+        "pages": read.scan.count(),
         "dailyLogs": inventory.daily,
         "deprecatedPages": deprecated,
-        "indexTopics": topics,
+        "indexTopics": read.topics,
     }
-    checks = _structure_checks(ws) if vault_state not in ("uninitialized",) else []
-    report["structure"] = {"checks": checks, "missing": [c["path"] for c in checks if not c["ok"]]}
-    if vault_state == "initialized":
-        for check in checks:
-            if not check["ok"] and check["path"] != index_rel:
-                issue("structure", f"required {check['kind']} is {check['problem']}", check["path"])
-    report["invalidPages"] = build_errors
-    report["index"] = {
-        "path": ws.index,
-        "duplicates": duplicates,
-        "orphaned": orphaned,
-        "missing": missing_rows,
+
+
+def _report_structure(health: _HealthReport, vault_state: str) -> None:
+    checks = _structure_checks(health.ws) if vault_state not in ("uninitialized",) else []
+    health.report["structure"] = {
+        "checks": checks,
+        "missing": [c["path"] for c in checks if not c["ok"]],
     }
+    if vault_state != "initialized":
+        return
+    for check in checks:
+        if not check["ok"] and check["path"] != f"{VAULT_DIR}/{INDEX_NAME}":
+            health.issue(
+                "structure", f"required {check['kind']} is {check['problem']}", check["path"]
+            )
+
+
+# Managed paths outside the vault that must not be symbolic links.
+_MANAGED_OUTSIDE = (
+    RUNTIME_DIR,
+    RUNTIME_REL,
+    f"{RUNTIME_DIR}/{STATE_NAME}",
+    f"{RUNTIME_DIR}/{LOCK_NAME}",
+    f"{RUNTIME_DIR}/{CACHE_NAME}",
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".claude",
+    ".claude/skills",
+    ".claude/skills/echoes-vault",
+    ".opencode",
+    ".opencode/skills",
+    ".opencode/commands",
+)
+
+
+def _report_files(health: _HealthReport, read: _VaultRead, vault_state: str) -> None:
+    """`conflictMarkers`, `symlinks`, `unreadable` and `specialFiles`, with their issues."""
+    inventory, report = read.inventory, health.report
     report["conflictMarkers"] = inventory.conflicts
     for item in inventory.conflicts:
+        # a page's conflict markers are already an invalid-page issue
         if not item["file"].startswith(f"{VAULT_DIR}/{PAGES_DIR}/") or item["file"].count("/") > 2:
-            issue(
+            health.issue(
                 "conflict-marker",
                 f"unresolved Git conflict markers on lines {item['lines']}",
                 item["file"],
             )
-    managed_outside = [
-        RUNTIME_DIR,
-        RUNTIME_REL,
-        f"{RUNTIME_DIR}/{STATE_NAME}",
-        f"{RUNTIME_DIR}/{LOCK_NAME}",
-        f"{RUNTIME_DIR}/{CACHE_NAME}",
-        "AGENTS.md",
-        "CLAUDE.md",
-        ".claude",
-        ".claude/skills",
-        ".claude/skills/echoes-vault",
-        ".opencode",
-        ".opencode/skills",
-        ".opencode/commands",
-    ]
-    symlinks = list(inventory.symlinks) + list(scan.symlinks)
+    symlinks = list(inventory.symlinks) + list(read.scan.symlinks)
     if vault_state == "symlink":
         symlinks.append(VAULT_DIR)
-    for rel in managed_outside:
-        info = _lstat(ws.abs(rel))
+    for rel in _MANAGED_OUTSIDE:
+        info = _lstat(health.ws.abs(rel))
         if info is not None and stat.S_ISLNK(info.st_mode):
             symlinks.append(rel)
-    symlinks = sorted(set(symlinks))
-    report["symlinks"] = symlinks
-    for rel in symlinks:
+    report["symlinks"] = sorted(set(symlinks))
+    for rel in report["symlinks"]:
         if rel != VAULT_DIR:
-            issue("symlink", "symbolic link inside the managed layout", rel)
-    unreadable = inventory.unreadable + [
-        {"file": rel, "error": why} for rel, why in scan.unreadable
-    ]
-    report["unreadable"] = unreadable
+            health.issue("symlink", "symbolic link inside the managed layout", rel)
+    unreadable = [{"file": rel, "error": why} for rel, why in read.scan.unreadable]
+    report["unreadable"] = inventory.unreadable + unreadable
     for item in inventory.unreadable:
-        issue("unreadable", item["error"], item["file"])
+        health.issue("unreadable", item["error"], item["file"])
     report["specialFiles"] = inventory.special
     for item in inventory.special:
-        issue(
+        health.issue(
             "special-file", f"{item['kind']} inside the vault is never opened or read", item["file"]
         )
-    report.update(recovery_health(ws, issue))
 
-    # Runtime and adapters.
+
+def _report_runtime(health: _HealthReport, vault_state: str) -> None:
+    """`runtime`: the project runtime against this engine, with its issue."""
+    ws = health.ws
     project = runtime_file_info(ws.runtime)
     compatible = bool(project["recognized"] and project["protocolVersion"] == PROTOCOL_VERSION)
     comparison = None
@@ -4355,69 +4683,92 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
         comparedToThisEngine=comparison,
         isThisRuntime=project["regular"] and os.path.realpath(ws.runtime) == _own_path(),
     )
-    report["runtime"] = {
+    health.report["runtime"] = {
         "project": project,
         "engineVersion": ENGINE_VERSION,
         "protocolVersion": PROTOCOL_VERSION,
         "path": _own_path(),
     }
-    if vault_state == "initialized":
-        if not project["present"]:
-            issue(
-                "runtime",
-                f"the project runtime `{RUNTIME_REL}` is missing; run `init` or `upgrade`",
-                RUNTIME_REL,
-            )
-        elif project["symlink"] or not project["regular"]:
-            issue("runtime", "the project runtime is not a regular file", RUNTIME_REL)
-        elif not project["recognized"]:
-            issue(
-                "runtime", "the project runtime is not a recognized EchoesVault engine", RUNTIME_REL
-            )
-        elif not compatible:
-            issue(
-                "runtime",
-                f"the project runtime supports protocol {project['protocolVersion']}, not {PROTOCOL_VERSION}",
-                RUNTIME_REL,
-            )
+    problem = _runtime_problem(project) if vault_state == "initialized" else None
+    if problem is not None:
+        health.issue("runtime", problem, RUNTIME_REL)
+
+
+def _runtime_problem(project: Dict[str, Any]) -> Optional[str]:
+    if not project["present"]:
+        return f"the project runtime `{RUNTIME_REL}` is missing; run `init` or `upgrade`"
+    if project["symlink"] or not project["regular"]:
+        return "the project runtime is not a regular file"
+    if not project["recognized"]:
+        return "the project runtime is not a recognized EchoesVault engine"
+    if not project["compatible"]:
+        return (
+            f"the project runtime supports protocol {project['protocolVersion']}, "
+            f"not {PROTOCOL_VERSION}"
+        )
+    return None
+
+
+def _report_adapters(health: _HealthReport, vault_state: str) -> None:
+    """`adapters`: generated files a user owns now (conflicts) or that an older engine wrote."""
+    ws = health.ws
     conflicts: List[Dict[str, str]] = []
     outdated: List[str] = []
-    if vault_state in ("initialized", "legacy", "unsupported"):
-        for plan in plan_adapters(ws) + plan_gitignores(ws):
-            if plan.action == "conflict":
-                conflicts.append({"path": plan.rel, "reason": plan.reason})
-                issue("adapter-conflict", plan.reason, plan.rel)
-            elif plan.action == "update":
-                if plan.rel in ("AGENTS.md", "CLAUDE.md"):
-                    existing, _ = _read_existing(ws, plan.rel)
-                    if existing is not None and BLOCK_START not in existing:
-                        if vault_state == "initialized":
-                            issue("adapter", "the managed EchoesVault block is missing", plan.rel)
-                        continue
-                if plan.rel.endswith(".gitignore"):
-                    if vault_state == "initialized":
-                        issue("gitignore", "required ignore rules are missing", plan.rel)
-                    continue
-                outdated.append(plan.rel)
-    report["adapters"] = {"conflicts": conflicts, "outdated": outdated}
+    plans = plan_adapters(ws) + plan_gitignores(ws) if vault_state in _ADAPTER_STATES else []
+    for plan in plans:
+        if plan.action == "conflict":
+            conflicts.append({"path": plan.rel, "reason": plan.reason})
+            health.issue("adapter-conflict", plan.reason, plan.rel)
+        elif plan.action == "update" and not _adapter_issue(health, plan, vault_state):
+            outdated.append(plan.rel)
+    health.report["adapters"] = {"conflicts": conflicts, "outdated": outdated}
     if outdated:
-        notices.append(
+        health.notices.append(
             "some generated adapters differ from this engine's output; run `configure-agents`"
         )
 
-    git: Dict[str, Any] = (
-        git_readiness(ws) if vault_state != "uninitialized" else {"repository": False}
-    )
-    report["git"] = git
-    for rel in git.get("ignoredDurable", []):
-        issue("git-ignored-durable", "durable file is ignored by Git (`git add -f` it)", rel)
-    if git.get("ignoredCount", 0) > len(git.get("ignoredDurable", [])):
-        issue("git-ignored-durable", f"{git['ignoredCount'] - 50} more ignored durable files")
-    for rel in git.get("trackedLocalOnly", []):
-        issue("git-tracked-local", "local-only file is tracked by Git (`git rm --cached` it)", rel)
-    if git.get("untrackedCount"):
-        notices.append(f"{git['untrackedCount']} durable files are not yet committed")
 
+_ADAPTER_STATES = ("initialized", "legacy", "unsupported")
+
+
+def _adapter_issue(health: _HealthReport, plan: AdapterPlan, vault_state: str) -> bool:
+    """Whether a file the plan would update lacks what is required of it (the managed block of
+    a root guide, the rules of an ignore file): an issue in an initialized vault, never merely
+    outdated."""
+    if plan.rel in ("AGENTS.md", "CLAUDE.md"):
+        existing, _ = _read_existing(health.ws, plan.rel)
+        if existing is None or BLOCK_START in existing:
+            return False
+        if vault_state == "initialized":
+            health.issue("adapter", "the managed EchoesVault block is missing", plan.rel)
+        return True
+    if plan.rel.endswith(".gitignore"):
+        if vault_state == "initialized":
+            health.issue("gitignore", "required ignore rules are missing", plan.rel)
+        return True
+    return False
+
+
+def _report_git(health: _HealthReport, queries: Optional[GitQueries]) -> None:
+    git: Dict[str, Any] = git_readiness(queries) if queries is not None else {"repository": False}
+    health.report["git"] = git
+    for rel in git.get("ignoredDurable", []):
+        health.issue("git-ignored-durable", "durable file is ignored by Git (`git add -f` it)", rel)
+    if git.get("ignoredCount", 0) > len(git.get("ignoredDurable", [])):
+        health.issue(
+            "git-ignored-durable", f"{git['ignoredCount'] - 50} more ignored durable files"
+        )
+    for rel in git.get("trackedLocalOnly", []):
+        health.issue(
+            "git-tracked-local", "local-only file is tracked by Git (`git rm --cached` it)", rel
+        )
+    if git.get("untrackedCount"):
+        health.notices.append(f"{git['untrackedCount']} durable files are not yet committed")
+
+
+def _report_totals(health: _HealthReport, read: _VaultRead) -> None:
+    """`totals`, `scaleAlert` and `legacy`."""
+    inventory, report = read.inventory, health.report
     latest = (
         datetime.datetime.fromtimestamp(inventory.latest / 1e9, datetime.timezone.utc).isoformat(
             timespec="seconds"
@@ -4431,7 +4782,7 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
         "markdownFiles": inventory.markdown,
         "latestModified": latest,
     }
-    pages = scan.count()
+    pages = read.scan.count()
     report["scaleAlert"] = (
         {
             "pages": pages,
@@ -4444,17 +4795,18 @@ def collect_health(ws: Workspace) -> Dict[str, Any]:
     )
     report["legacy"] = {
         "flatDailyFiles": inventory.flat_daily,
-        "pagesMissingSummary": missing_summary,
-        "legacyStateFiles": [rel for rel in LEGACY_STATE_PATHS if _lstat(ws.abs(rel)) is not None],
+        # only pages read now can need one (a cached page was valid or invalid otherwise)
+        "pagesMissingSummary": [
+            f"{VAULT_DIR}/{PAGES_DIR}/{r.name}" for r in read.scan.fresh if _needs_summary_only(r)
+        ],
+        "legacyStateFiles": [
+            rel for rel in LEGACY_STATE_PATHS if _lstat(health.ws.abs(rel)) is not None
+        ],
     }
     if inventory.flat_daily:
-        notices.append(f"{len(inventory.flat_daily)} legacy flat daily files are read as data only")
-    report["notices"] = notices
-    report["issues"] = issues
-    report["issueCount"] = len(issues)
-    report["integrity"] = "healthy" if not issues else "attention"
-    report["health"] = reference_health(ws, report, scan, marker, index_text, inventory.latest)
-    return report
+        health.notices.append(
+            f"{len(inventory.flat_daily)} legacy flat daily files are read as data only"
+        )
 
 
 # --- 21.4 The reference runtime's health view ------------------------------------------------
@@ -4486,76 +4838,21 @@ def _vault_relative(rel: str) -> str:
 
 
 def reference_health(
-    ws: Workspace,
-    report: Dict[str, Any],
-    scan: PageScan,
-    marker: MarkerInfo,
-    index_text: Optional[str],
-    latest_ns: int,
+    ws: Workspace, report: Dict[str, Any], read: _VaultRead, marker: MarkerInfo
 ) -> Dict[str, Any]:
-    """The `health` object of the reference runtime's `inspect`, from this report: the same key
-    paths, types and meanings (contract 1.4), so that adapters parsing it work unchanged."""
-    counts, index, git = report["counts"], report["index"], report["git"]
-    checks = report["structure"]["checks"]
-    if report["vaultState"] == "uninitialized":  # everything is missing, as the reference says
-        checks = _structure_checks(ws)
-    missing = []
-    for check in checks:
-        if check["ok"]:
-            continue
-        rel = check["path"]
-        shown = _vault_relative(rel) if rel != VAULT_DIR else VAULT_DIR
-        missing.append(shown + "/" if check["kind"] == "dir" else shown)
-    conflicts = [item["path"] for item in report["adapters"]["conflicts"]]
-    missing += [rel for rel in conflicts if rel not in missing and not rel.endswith(".gitignore")]
-    # a root guide without its managed block, an ignore file without its rules
-    for item in report["issues"]:
-        if item["kind"] in ("adapter", "gitignore") and item.get("path"):
-            shown = _vault_relative(item["path"])
-            if shown not in missing:
-                missing.append(shown)
-    empty = []
-    if index_text is not None and report["indexRefresh"]["status"] != "current":
-        # a current index has no empty rows: every valid page has a summary
-        empty = [stem for stem, summary, _line in parse_index_rows(index_text) if not summary]
-    invalid = sorted({r.stem for r in scan.records if r.errors})
-    build_errors = [
-        f"{_vault_relative(e['file'])}: {'; '.join(e['problems'])}"
-        for e in report["indexRefresh"]["errors"]
-    ]
+    """The `health` object of the reference runtime's `inspect`, from this report and the same
+    read of the vault: the same key paths, types and meanings (contract 1.4), so that adapters
+    parsing it work unchanged."""
+    counts, index, refresh = report["counts"], report["index"], report["indexRefresh"]
     symlinks = [_vault_relative(rel) for rel in report["symlinks"]]
     unreadable = [_vault_relative(item["file"]) for item in report["unreadable"]]
-    readiness = [f"untracked durable file: {rel}" for rel in git.get("untrackedDurable", [])]
-    readiness += [f"ignored durable file: {rel}" for rel in git.get("ignoredDurable", [])]
-    readiness += [f"tracked local file: {rel}" for rel in git.get("trackedLocalOnly", [])]
-    project = report["runtime"]["project"]
-    outdated = []
-    if project["recognized"] and project.get("comparedToThisEngine") == "older":
-        outdated.append(
-            f"project engine {project['engineVersion']} is older than available engine "
-            f"{ENGINE_VERSION}"
-        )
-    ignored = git.get("ignoredDurable", [])
-    state = report["state"]
-    state_ok = state["status"] == "ok"
-    state_error = None if state_ok else "; ".join(state["problems"]) or state["status"]
-    if state["status"] == "missing":
-        state_error = "state file is missing"
-    today = _now_utc().strftime("%Y-%m-%d")
-    today_dir = os.path.join(ws.daily, today)
-    try:
-        today_entries = sum(
-            1 for name in os.listdir(today_dir) if name.endswith(".md") and name[0] != "."
-        )
-    except OSError:
-        today_entries = 0
-    totals = report["totals"]
+    state_file = _reference_state_file(report["state"])
     health: Dict[str, Any] = {
         "totalPages": counts["pages"],
         "totalDailyLogs": counts["dailyLogs"],
         "deprecatedPages": counts["deprecatedPages"],
         "indexTopics": counts["indexTopics"],
-        "deprecatedSlugs": sorted(r.stem for r in scan.records if r.deprecated),
+        "deprecatedSlugs": sorted(read.pages.deprecated),
         "generatedIndex": True,
         "protocolVersion": PROTOCOL_VERSION,
         "engineVersion": ENGINE_VERSION,
@@ -4563,57 +4860,116 @@ def reference_health(
         "codexAdapterVersion": MANAGED_ADAPTER_VERSION,
         "initialized": marker.problem() is None,
         "legacyVaultDetected": report["vaultState"] == "legacy",
-        "missingStructure": missing,
-        "invalidFrontmatter": invalid,
+        "missingStructure": _reference_missing_structure(ws, report),
+        "invalidFrontmatter": sorted(set(read.pages.invalid)),
         "duplicateIndexEntries": list(index["duplicates"]),
-        "emptyDescriptions": empty,
+        # a current index has no empty rows (every valid page has a summary) and is not parsed
+        "emptyDescriptions": [stem for stem, summary, _line in read.rows if not summary],
         "indexOutOfDate": (
-            [INDEX_NAME]
-            if report["indexRefresh"]["needsRefresh"] and index_text is not None
-            else []
+            [INDEX_NAME] if refresh["needsRefresh"] and read.index_text is not None else []
         ),
         "orphanPages": list(index["missing"]),  # pages without an index row
         "missingPages": list(index["orphaned"]),  # index rows without a page
         "conflictMarkers": [_vault_relative(item["file"]) for item in report["conflictMarkers"]],
-        "indexBuildErrors": build_errors,
+        "indexBuildErrors": [
+            f"{_vault_relative(e['file'])}: {'; '.join(e['problems'])}" for e in refresh["errors"]
+        ],
         "symbolicLinks": symlinks,
         "unreadableFiles": unreadable,
-        "adapterConfiguration": conflicts,
-        "gitReadiness": readiness,
-        "outdatedRuntime": outdated,
-        "todayEntries": today_entries,
+        "adapterConfiguration": [item["path"] for item in report["adapters"]["conflicts"]],
+        "gitReadiness": _reference_git_readiness(report["git"]),
+        "outdatedRuntime": _reference_outdated_runtime(report["runtime"]["project"]),
+        "todayEntries": _today_entries(ws),
         "scaleAlert": report["scaleAlert"] is not None,
-        "stateFile": {
-            "exists": state["status"] != "missing",
-            "valid": state_ok,
-            "error": state_error,
-        },
+        "stateFile": state_file,
         "marker": marker.reference_json(),
-        "projectRuntime": project_runtime_json(project),
-        "git": {
-            "available": bool(git.get("available")),
-            "ready": bool(git.get("ready")) if git.get("available") else True,
-            "runtimeIgnored": RUNTIME_REL in ignored,
-            "trackedLocalFiles": list(git.get("trackedLocalOnly", [])),
-            "untrackedDurableFiles": list(git.get("untrackedDurable", [])),
-            "ignoredDurableFiles": list(ignored),
-            "openCodeCommandsIgnored": [r for r in ignored if r.startswith(".opencode/commands/")],
-            "openCodeSkillsIgnored": [r for r in ignored if r.startswith(".opencode/skills/")],
-            "suggestedCommands": list(git.get("suggestedCommands", [])),
-        },
+        "projectRuntime": project_runtime_json(report["runtime"]["project"]),
+        "git": _reference_git(report["git"]),
         "storage": {
-            "totalBytes": totals["bytes"],
-            "totalFiles": totals["files"],
-            "markdownFiles": totals["markdownFiles"],
+            "totalBytes": report["totals"]["bytes"],
+            "totalFiles": report["totals"]["files"],
+            "markdownFiles": report["totals"]["markdownFiles"],
             "symlinks": symlinks,
             "unreadableFiles": unreadable,
-            "lastModified": _local_stamp(latest_ns),
+            "lastModified": _local_stamp(read.inventory.latest),
         },
     }
-    count = sum(len(health[key]) for key in HEALTH_ISSUE_LISTS) + (0 if state_ok else 1)
+    count = sum(len(health[key]) for key in HEALTH_ISSUE_LISTS) + (0 if state_file["valid"] else 1)
     health["issueCount"] = count
     health["integrity"] = "healthy" if count == 0 else "attention"
     return health
+
+
+def _reference_missing_structure(ws: Workspace, report: Dict[str, Any]) -> List[str]:
+    """Required paths that are missing or wrong, the adapters a user owns now, and the root
+    guides and ignore files without their managed parts, the reference's way."""
+    checks = report["structure"]["checks"]
+    if report["vaultState"] == "uninitialized":  # everything is missing, as the reference says
+        checks = _structure_checks(ws)
+    missing = [
+        _vault_relative(c["path"]) + ("/" if c["kind"] == "dir" else "")
+        for c in checks
+        if not c["ok"]
+    ]
+    conflicts = [item["path"] for item in report["adapters"]["conflicts"]]
+    missing += [rel for rel in conflicts if rel not in missing and not rel.endswith(".gitignore")]
+    for item in report["issues"]:
+        if item["kind"] in ("adapter", "gitignore") and item.get("path"):
+            shown = _vault_relative(item["path"])
+            if shown not in missing:
+                missing.append(shown)
+    return missing
+
+
+def _reference_git_readiness(git: Dict[str, Any]) -> List[str]:
+    readiness = [f"untracked durable file: {rel}" for rel in git.get("untrackedDurable", [])]
+    readiness += [f"ignored durable file: {rel}" for rel in git.get("ignoredDurable", [])]
+    readiness += [f"tracked local file: {rel}" for rel in git.get("trackedLocalOnly", [])]
+    return readiness
+
+
+def _reference_outdated_runtime(project: Dict[str, Any]) -> List[str]:
+    if project["recognized"] and project.get("comparedToThisEngine") == "older":
+        return [
+            f"project engine {project['engineVersion']} is older than available engine "
+            f"{ENGINE_VERSION}"
+        ]
+    return []
+
+
+def _reference_state_file(state: Dict[str, Any]) -> Dict[str, Any]:
+    valid = state["status"] == "ok"
+    error = None if valid else "; ".join(state["problems"]) or state["status"]
+    if state["status"] == "missing":
+        error = "state file is missing"
+    return {"exists": state["status"] != "missing", "valid": valid, "error": error}
+
+
+def _today_entries(ws: Workspace) -> int:
+    """Entries in today's (UTC) daily folder."""
+    today_dir = os.path.join(ws.daily, _now_utc().strftime("%Y-%m-%d"))
+    try:
+        return sum(1 for name in os.listdir(today_dir) if name.endswith(".md") and name[0] != ".")
+    except OSError:
+        return 0
+
+
+def _reference_git(git: Dict[str, Any]) -> Dict[str, Any]:
+    ignored = git.get("ignoredDurable", [])
+    return {
+        "available": bool(git.get("available")),
+        "ready": bool(git.get("ready")) if git.get("available") else True,
+        "runtimeIgnored": RUNTIME_REL in ignored,
+        "trackedLocalFiles": list(git.get("trackedLocalOnly", [])),
+        "untrackedDurableFiles": list(git.get("untrackedDurable", [])),
+        "ignoredDurableFiles": list(ignored),
+        "openCodeCommandsIgnored": [r for r in ignored if r.startswith(".opencode/commands/")],
+        "openCodeSkillsIgnored": [r for r in ignored if r.startswith(".opencode/skills/")],
+        "suggestedCommands": list(git.get("suggestedCommands", [])),
+    }
+
+
+# --- Health: the status card -----------------------------------------------------------------
 
 
 def _local_stamp(ns: int) -> Optional[str]:
@@ -4627,8 +4983,24 @@ def _local_stamp(ns: int) -> Optional[str]:
 # --- 21.5 The status card (`status --format card`) -------------------------------------------
 
 
-def _legacy_card(report: Dict[str, Any]) -> List[str]:
-    """The card's body for a vault without a Protocol marker: what init would convert."""
+def render_card(report: Dict[str, Any]) -> str:
+    """A compact Markdown status card."""
+    state = report["vaultState"]
+    lines = ["## EchoesVault status", ""]
+    if state == "legacy":
+        lines += _card_legacy(report)
+    elif state == "uninitialized":
+        lines += [
+            "**No EchoesVault in this workspace.** Run "
+            f"`{RUNTIME_COMMAND} init` to create one (only when you want project memory here).",
+        ]
+    else:
+        lines += _card_overview(report)
+        lines += _card_lists(report)
+    return "\n".join(lines) + "\n"
+
+
+def _card_legacy(report: Dict[str, Any]) -> List[str]:
     lines = [
         "**Legacy vault detected.** This workspace has an `EchoesVault/` without a Protocol "
         f"{PROTOCOL_VERSION} marker. Nothing was changed. Convert it explicitly with "
@@ -4644,8 +5016,8 @@ def _legacy_card(report: Dict[str, Any]) -> List[str]:
     return lines
 
 
-def _card_summary(report: Dict[str, Any]) -> List[str]:
-    """Integrity, then the workspace, protocol, pages and index lines."""
+def _card_overview(report: Dict[str, Any]) -> List[str]:
+    """Integrity, workspace, protocol, counts, session, Git and scale."""
     counts = report["counts"]
     project = report["runtime"]["project"]
     icon = "✅" if report["integrity"] == "healthy" else "⚠️"
@@ -4670,14 +5042,18 @@ def _card_summary(report: Dict[str, Any]) -> List[str]:
         f"**Daily logs:** {counts['dailyLogs']} · "
         f"**Index:** {report['indexRefresh']['status']}, {counts['indexTopics']} "
         f"page{'s' if counts['indexTopics'] != 1 else ''} listed",
+        _card_session(report["state"]),
+        _card_git(report["git"]),
     ]
+    if report["scaleAlert"]:
+        lines.append(f"- **Scale:** {report['scaleAlert']['message']}")
     return lines
 
 
-def _card_session(report: Dict[str, Any]) -> str:
-    session = report["state"].get("session") or {}
-    if report["state"]["status"] != "ok":
-        return f"- **Local state:** {report['state']['status']}"
+def _card_session(state: Dict[str, Any]) -> str:
+    if state["status"] != "ok":
+        return f"- **Local state:** {state['status']}"
+    session = state.get("session") or {}
     return (
         f"- **Session:** {'started' if session.get('started') else 'not started'}"
         f"{' at ' + str(session.get('lastStart')) if session.get('lastStart') else ''} · "
@@ -4701,7 +5077,7 @@ def _card_git(git: Dict[str, Any]) -> str:
 
 
 def _card_lists(report: Dict[str, Any]) -> List[str]:
-    """The issues (the first twelve), the notes and the suggested Git commands."""
+    """Issues (the first twelve), notes, suggested Git commands, and what the card counts."""
     lines: List[str] = []
     if report["issues"]:
         lines += ["", "### Issues", ""]
@@ -4716,27 +5092,6 @@ def _card_lists(report: Dict[str, Any]) -> List[str]:
     if report["git"].get("suggestedCommands"):
         lines += ["", "### Suggested Git commands (not run)", ""]
         lines += [f"- `{command}`" for command in report["git"]["suggestedCommands"]]
-    return lines
-
-
-def render_card(report: Dict[str, Any]) -> str:
-    """A compact Markdown status card."""
-    state = report["vaultState"]
-    lines = ["## EchoesVault status", ""]
-    if state == "legacy":
-        return "\n".join(lines + _legacy_card(report)) + "\n"
-    if state == "uninitialized":
-        lines += [
-            "**No EchoesVault in this workspace.** Run "
-            f"`{RUNTIME_COMMAND} init` to create one (only when you want project memory here).",
-        ]
-        return "\n".join(lines) + "\n"
-    lines += _card_summary(report)
-    lines.append(_card_session(report))
-    lines.append(_card_git(report["git"]))
-    if report["scaleAlert"]:
-        lines.append(f"- **Scale:** {report['scaleAlert']['message']}")
-    lines += _card_lists(report)
     lines += [
         "",
         "_Counted here: the vault's structure, page frontmatter, the index, adapters, local "
@@ -4744,7 +5099,7 @@ def render_card(report: Dict[str, Any]) -> str:
         "noted, not counted). Not counted: links, assets, headings and deprecation callouts "
         "inside pages; run `echoes-lsp check` to see those._",
     ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 # =============================================================================================
@@ -5101,38 +5456,19 @@ def cmd_search(ctx: Context, args: Any) -> Dict[str, Any]:
         raise EchoesError(
             "`EchoesVault` is a symbolic link; refusing to read through it", "symlink"
         )
-    results: List[Dict[str, Any]] = []
-    truncated = False
-    pages_info = _lstat(ws.pages)
-    names: List[str] = []
-    if pages_info is not None and stat.S_ISDIR(pages_info.st_mode):
-        with os.scandir(ws.pages) as entries:
-            names = [
-                e.name
-                for e in entries
-                if is_page_file(e.name) and not e.is_symlink() and e.is_file(follow_symlinks=False)
-            ]
-    names.sort(key=lambda n: index_sort_key(n[:-3]))
     needle = query.casefold()
-    ascii_needle = needle.encode("ascii") if needle.isascii() else None
-    for name in names:
-        path = os.path.join(ws.pages, name)
-        try:
-            data = read_bytes(path, regular=True)  # the listing above saw a regular file
-        except OSError:
-            continue
-        if ascii_needle is not None and data.isascii():
-            if ascii_needle not in data.lower():
-                continue
-        text = normalize_newlines(data.decode("utf-8", "replace"))
-        if ascii_needle is None or not data.isascii():
-            if needle not in text.casefold():
-                continue
+    results: List[Dict[str, Any]] = []
+    for name, text in _pages_holding(ws, _search_order(ws), needle):
         for number, line in enumerate(text.split("\n")):
             if needle in line.casefold():
                 if len(results) >= limit:
-                    truncated = True
-                    break
+                    return {
+                        "ok": True,
+                        "query": query,
+                        "limit": limit,
+                        "truncated": True,
+                        "results": results,
+                    }
                 results.append(
                     {
                         "file": f"{VAULT_DIR}/{PAGES_DIR}/{name}",
@@ -5140,9 +5476,51 @@ def cmd_search(ctx: Context, args: Any) -> Dict[str, Any]:
                         "text": line.strip()[:SEARCH_TEXT_LIMIT],
                     }
                 )
-        if truncated:
-            break
-    return {"ok": True, "query": query, "limit": limit, "truncated": truncated, "results": results}
+    return {"ok": True, "query": query, "limit": limit, "truncated": False, "results": results}
+
+
+def _search_order(ws: Workspace) -> List[str]:
+    """The page files in `pages/` in index order, the order of search results (spec 8)."""
+    pages_info = _lstat(ws.pages)
+    if pages_info is None or not stat.S_ISDIR(pages_info.st_mode):
+        return []
+    with os.scandir(ws.pages) as entries:
+        names = [
+            e.name
+            for e in entries
+            if is_page_file(e.name) and not e.is_symlink() and e.is_file(follow_symlinks=False)
+        ]
+    names.sort(key=lambda n: index_sort_key(n[:-3]))
+    return names
+
+
+def _pages_holding(ws: Workspace, names: Sequence[str], needle: str) -> Iterator[Tuple[str, str]]:
+    """(name, text) of each page, in the order given, whose text holds `needle` (case-folded).
+    Each page is read once, by its name in `pages/` opened once (not by a path resolved again
+    for each page); ASCII pages are tested on their bytes before any decoding."""
+    ascii_needle = needle.encode("ascii") if needle.isascii() else None
+    directory = open_directory(ws.pages)
+    try:
+        for name in names:
+            try:  # the listing saw a regular file
+                data = (
+                    read_bytes(name, regular=True, dir_fd=directory)
+                    if directory is not None
+                    else read_bytes(os.path.join(ws.pages, name), regular=True)
+                )
+            except OSError:
+                continue
+            if ascii_needle is not None and data.isascii():
+                if ascii_needle not in data.lower():
+                    continue
+                yield name, normalize_newlines(data.decode("ascii"))
+                continue
+            text = normalize_newlines(data.decode("utf-8", "replace"))
+            if needle in text.casefold():
+                yield name, text
+    finally:
+        if directory is not None:
+            os.close(directory)
 
 
 def render_search_text(result: Dict[str, Any]) -> str:

@@ -104,3 +104,41 @@ def test_s10_read_only_commands_never_write_state(rt: Runtime, vault: Path) -> N
     rt.ok("search", "x")
     rt.ok("protocol")
     assert snapshot(vault) == before
+
+
+def test_s10_last_writer_is_kept_when_no_agent_is_named(rt: Runtime, vault: Path) -> None:
+    writer = {"agent": "codex", "adapterVersion": "9.9.9"}
+    rt.ok(
+        "--agent",
+        "Codex",
+        "--adapter-version",
+        "9.9.9",
+        "append",
+        "--payload",
+        "-",
+        payload={"entry": "- x"},
+    )
+    assert read_state(vault)["lastWriter"] == writer
+    # every state-writing command, run without `--agent`, keeps the last writer (as the
+    # reference runtime does); so do the reports of the state
+    for command in (
+        ("hydrate",),
+        ("migrate",),
+        ("upgrade",),
+        ("rebuild-index",),
+        ("--adapter-version", "1.0.0", "hydrate"),
+    ):
+        rt.ok(*command)
+        assert read_state(vault)["lastWriter"] == writer, command
+    rt.text("start")
+    rt.upsert("a.md", page("A."))
+    rt.ok("append", "--payload", "-", payload={"entry": "- y"})
+    rt.ok("end", "--confirm-explicit-user-end", "--payload", "-", payload={"dailySummary": "- z"})
+    assert read_state(vault)["lastWriter"] == writer
+    assert rt.ok("status")["state"]["lastWriter"] == writer
+    assert rt.ok("inspect")["state"]["lastWriter"] == writer
+    # naming an agent replaces the writer, whether by `--agent` or by a payload's `agent`
+    rt.ok("--agent", "Claude Code", "hydrate")
+    assert read_state(vault)["lastWriter"] == {"agent": "claude-code", "adapterVersion": None}
+    rt.ok("append", "--payload", "-", payload={"entry": "- w", "agent": "Gemini"})
+    assert read_state(vault)["lastWriter"] == {"agent": "gemini", "adapterVersion": None}
