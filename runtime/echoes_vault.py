@@ -320,72 +320,91 @@ def render_scalar(value: str) -> str:
 
 def parse_frontmatter(lines: Sequence[str]) -> Optional[Frontmatter]:
     """Locate and parse the frontmatter block; None when the page does not begin with one."""
-    index = 0
-    while index < len(lines) and not lines[index].strip():
-        index += 1
-    if index >= len(lines) or lines[index].rstrip() != FENCE:
+    open_line = _opening_fence(lines)
+    if open_line is None:
         return None
-    open_line = index
     close_line: Optional[int] = None
     fields: Dict[str, Field] = {}
     problems: List[Problem] = []
     last: Optional[Field] = None
-    key_line = KEY_LINE.match
     for number in range(open_line + 1, len(lines)):
         line = lines[number]
         stripped = line.rstrip()
         if stripped == FENCE:
             close_line = number
             break
-        if not stripped:
+        if not stripped or _is_comment(stripped):
             continue
-        lead = stripped[0]
-        if lead == "#" or (lead in " \t" and stripped.lstrip()[0] == "#"):
-            continue  # a comment
-        if lead in " \t" or (lead == "-" and (len(stripped) == 1 or stripped[1] == " ")):
-            if last is None:
-                problems.append(
-                    Problem("EV102", "indented line before any key", number, 0, number, len(line))
-                )
-            else:
-                last.continuation += (number,)
-            continue
-        match = key_line(stripped)
-        if match is None:
+        if not _is_continuation(stripped):
+            last = _key_field(stripped, number, fields, problems)
+        elif last is None:
             problems.append(
-                Problem(
-                    "EV102",
-                    "malformed frontmatter line: expected `key: value` with a key matching "
-                    "[A-Za-z][A-Za-z0-9_-]*",
-                    number,
-                    0,
-                    number,
-                    len(stripped),
-                )
+                Problem("EV102", "indented line before any key", number, 0, number, len(line))
             )
-            last = None
-            continue
-        key, raw = match.groups()
-        # The same few keys recur on every page: one string each keeps a large vault smaller.
-        key = sys.intern(key)
-        current = Field(key, raw, number, 0, match.start(2), len(stripped))
-        if key in fields:
-            first = fields[key].line
-            problems.append(
-                Problem(
-                    "EV103",
-                    f"duplicate frontmatter key `{key}` (first defined on line {first + 1})",
-                    number,
-                    0,
-                    number,
-                    len(key),
-                )
-            )
-            last = current
-            continue
-        fields[key] = current
-        last = current
+        else:
+            last.continuation += (number,)
     return Frontmatter(open_line, close_line, fields, problems)
+
+
+def _opening_fence(lines: Sequence[str]) -> Optional[int]:
+    """The line of the opening `---`, after blank lines only; None when the page has none."""
+    index = 0
+    while index < len(lines) and not lines[index].strip():
+        index += 1
+    if index >= len(lines) or lines[index].rstrip() != FENCE:
+        return None
+    return index
+
+
+def _is_comment(stripped: str) -> bool:
+    lead = stripped[0]
+    return lead == "#" or (lead in " \t" and stripped.lstrip()[0] == "#")
+
+
+def _is_continuation(stripped: str) -> bool:
+    """An indented line or a `- item` line: part of the value of the key above it."""
+    lead = stripped[0]
+    return lead in " \t" or (lead == "-" and (len(stripped) == 1 or stripped[1] == " "))
+
+
+def _key_field(
+    stripped: str, number: int, fields: Dict[str, Field], problems: List[Problem]
+) -> Optional[Field]:
+    """The field a `key: value` line starts (recorded in `fields` unless its key is a duplicate),
+    or None for a malformed line; problems go to `problems`."""
+    match = KEY_LINE.match(stripped)
+    if match is None:
+        problems.append(
+            Problem(
+                "EV102",
+                "malformed frontmatter line: expected `key: value` with a key matching "
+                "[A-Za-z][A-Za-z0-9_-]*",
+                number,
+                0,
+                number,
+                len(stripped),
+            )
+        )
+        return None
+    key, raw = match.groups()
+    # The same few keys recur on every page: one string each keeps a large vault smaller.
+    key = sys.intern(key)
+    current = Field(key, raw, number, 0, match.start(2), len(stripped))
+    if key in fields:
+        first = fields[key].line
+        problems.append(
+            Problem(
+                "EV103",
+                f"duplicate frontmatter key `{key}` (first defined on line {first + 1})",
+                number,
+                0,
+                number,
+                len(key),
+            )
+        )
+    else:
+        fields[key] = current
+    return current
 
 
 def field_value(fm: Frontmatter, key: str) -> Optional[str]:
