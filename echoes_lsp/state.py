@@ -15,7 +15,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, TypeVar
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -25,6 +25,7 @@ from pygls.protocol import default_converter
 from . import __version__
 from .buffers import Buffers
 from .diagnose import Finding, apply_policy, cap, diagnose, hidden_bom_finding, marker_finding
+from .fuzzy import Steps
 from .lsp_util import (
     Columns,
     path_to_uri,
@@ -40,6 +41,7 @@ from .transport import strict_converter
 from .vault import Vault, find_workspace, larger_than, prepare, prepare_file, read_text
 
 log = logging.getLogger("echoes_lsp")
+T = TypeVar("T")
 # Indexing parses files in batches until a step has taken this long, then lets requests in.
 INDEX_STEP_SECONDS = 0.008
 INDEX_BATCH = 20
@@ -66,6 +68,17 @@ def uncollected(function: Callable[..., Any], *args: Any) -> Any:
         # reference counting, never by the collector: out of its sight.
         gc.freeze()
         gc.enable()
+
+
+async def sliced(steps: Steps[T]) -> T:
+    """Run a sliced computation (a generator that yields between slices of its work, such as
+    `navigation.page_search`) on the event loop, letting other requests in after each slice."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        await asyncio.sleep(0)
 
 
 @dataclass

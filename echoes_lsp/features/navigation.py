@@ -34,17 +34,17 @@ from ..navigation import (
     hover_markdown,
     link_at,
     outline,
+    page_search,
     references,
     rename_changes,
     resolve,
-    search_pages,
     structure_for,
     subject_at,
     title_of,
     title_place,
 )
 from ..runtime import echoes_vault as rules
-from ..state import EchoesServer, Folder
+from ..state import EchoesServer, Folder, sliced
 from ..vault import PAGE, Entry, Vault, read_text
 from . import Command, Feature
 
@@ -536,7 +536,8 @@ async def workspace_symbols(
                 await asyncio.wait_for(folder.loaded.wait(), SYMBOL_WAIT)
             except asyncio.TimeoutError:
                 pass
-    cards = search_pages([folder.vault for folder in folders], params.query or "")
+    # Sliced: a long query over a large vault never holds other requests for long.
+    cards = await sliced(page_search([folder.vault for folder in folders], params.query or ""))
     tags = bool(capability(ls, "workspace.symbol.tag_support"))
     return [
         types.SymbolInformation(
