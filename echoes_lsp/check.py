@@ -16,7 +16,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 from . import autofix, parallel
 from .codes import SEVERITY_RANK
 from .config import FAIL_LEVELS, CheckConfig, check_selectors, resolve, split_list
-from .diagnose import Finding, Policy, apply_policy, is_checked, marker_finding
+from .diagnose import Finding, Policy, apply_policy, is_checked, vault_findings
 from .report import (
     Diagnostic,
     FixOutcome,
@@ -35,7 +35,7 @@ from .report import (
 )
 from .runtime import echoes_vault as rules
 from .runtime_client import RuntimeCall
-from .vault import Vault, decode_text, find_workspace, read_text
+from .vault import Vault, decode_text, find_workspace, linked_layout, read_text
 
 FORMATS = ("text", "json", "sarif", "github", "concise")
 PROGRESS_THRESHOLD = 1000
@@ -171,42 +171,48 @@ def _no_vault(path: str) -> str:
     )
 
 
+def through_link(raw: str) -> Optional[Tuple[str, str]]:
+    """(workspace, link) when `raw` names a path in a folder of a vault's layout that is a
+    symbolic link (`EchoesVault/` itself, or its `pages/`, `daily/`, `assets/`, `raw/`): such a
+    path is reported by its link (EV503), never read through it. The folders above `raw` are
+    walked as named, before any link in them is resolved."""
+    absolute = os.path.abspath(raw)
+    current = absolute
+    while not os.path.isdir(os.path.join(current, rules.VAULT_DIR)):
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+    linked = linked_layout(current)
+    if linked is None or not (absolute == linked.path or absolute.startswith(linked.path + os.sep)):
+        return None
+    workspace = _canonical(current)
+    return workspace, os.path.join(workspace, *linked.rel.split("/"))
+
+
 def resolve_targets(paths: Sequence[str], errors: List[str], notes: List[str]) -> List[Target]:
     """Group the named paths by workspace; unusable paths are described in `errors`."""
     targets: Dict[str, Target] = {}
     if not paths:
         cwd = _canonical(os.getcwd())
-        try:
-            found = find_workspace(cwd)
-        except (OSError, RuntimeError):
-            found = None
+        found = _workspace_of(cwd)
         if found is None:
             errors.append(_no_vault(cwd))
         else:
             targets[found] = Target(found, whole=True)
     for raw in paths:
-        path = _canonical(raw)
-        if not os.path.lexists(path):
-            errors.append(f"{raw}: no such file or folder")
+        linked = through_link(raw)
+        if linked is None:
+            _add_path(targets, raw, errors, notes)
             continue
-        is_dir = os.path.isdir(path) and not os.path.islink(path)
-        try:
-            workspace = find_workspace(path if is_dir else os.path.dirname(path))
-        except (OSError, RuntimeError):
-            workspace = None
-        if workspace is None:
-            errors.append(_no_vault(path))
-            continue
-        target = targets.setdefault(workspace, Target(workspace))
-        root = os.path.join(workspace, rules.VAULT_DIR)
-        if is_dir and path in (workspace, root):
-            target.whole = True
-        elif path == root or path.startswith(root + os.sep):
-            (target.folders if is_dir else target.files).append(path)
-        else:
-            notes.append(f"{display_path(path)}: not inside {rules.VAULT_DIR}/, skipped")
+        workspace, link = linked
+        targets.setdefault(workspace, Target(workspace)).files.append(link)
+        if os.path.abspath(raw) != os.path.abspath(link):
+            notes.append(f"{raw}: behind the symbolic link {display_path(link)}, not read")
     for workspace, target in targets.items():
         root = os.path.join(workspace, rules.VAULT_DIR)
+        if os.path.islink(root):
+            continue  # reported as a link (EV503), never listed
         try:
             with os.scandir(root):
                 pass
@@ -214,6 +220,34 @@ def resolve_targets(paths: Sequence[str], errors: List[str], notes: List[str]) -
             errors.append(f"{display_path(root)}: cannot be read: {error.strerror or error}")
             target.whole, target.folders, target.files = False, [], []
     return [t for t in targets.values() if t.whole or t.folders or t.files]
+
+
+def _workspace_of(path: str) -> Optional[str]:
+    try:
+        return find_workspace(path)
+    except (OSError, RuntimeError):
+        return None
+
+
+def _add_path(targets: Dict[str, Target], raw: str, errors: List[str], notes: List[str]) -> None:
+    """Add one named file or folder to the target of its workspace."""
+    path = _canonical(raw)
+    if not os.path.lexists(path):
+        errors.append(f"{raw}: no such file or folder")
+        return
+    is_dir = os.path.isdir(path) and not os.path.islink(path)
+    workspace = _workspace_of(path if is_dir else os.path.dirname(path))
+    if workspace is None:
+        errors.append(_no_vault(path))
+        return
+    target = targets.setdefault(workspace, Target(workspace))
+    root = os.path.join(workspace, rules.VAULT_DIR)
+    if is_dir and path in (workspace, root):
+        target.whole = True
+    elif path == root or path.startswith(root + os.sep):
+        (target.folders if is_dir else target.files).append(path)
+    else:
+        notes.append(f"{display_path(path)}: not inside {rules.VAULT_DIR}/, skipped")
 
 
 # -- checking -------------------------------------------------------------------------------------
@@ -272,7 +306,7 @@ class Workspace:
         if target.whole:
             self.files = [p for p, e in vault.entries.items() if is_checked(e)]
             self.marker = True
-            if not vault.by_key:
+            if not vault.by_key and not vault.reads_nothing:
                 notes.append(
                     f"{display_path(vault.root)}: no pages in {rules.PAGES_DIR}/ (empty vault)"
                 )
@@ -288,7 +322,7 @@ class Workspace:
                 notes.append(f"{display_path(folder)}: no vault files to check")
             chosen.update(inside)
         for path in target.files:
-            if path == marker_path:
+            if path in (marker_path, vault.root):  # the marker, or a linked EchoesVault/
                 self.marker = True
                 continue
             entry = vault.entries.get(path)
@@ -308,9 +342,8 @@ class Workspace:
                 lambda done: progress.update(offset + done, "checked"),
             )
         )
-        marker = marker_finding(vault) if self.marker else None
-        if marker is not None:
-            self.findings[os.path.join(vault.root, rules.MARKER_NAME)] = [marker]
+        if self.marker:
+            self.findings.update(vault_findings(vault))
 
 
 def load_workspace(
@@ -630,11 +663,11 @@ def _fix_line(outcome: FixOutcome) -> str:
 
 def _stdin_target(path: str, errors: List[str]) -> List[Target]:
     """A target for an unsaved buffer whose file does not exist yet."""
+    linked = through_link(path)
+    if linked is not None:
+        return [Target(linked[0], files=[linked[1]])]
     canonical = _canonical(path)
-    try:
-        workspace = find_workspace(os.path.dirname(canonical))
-    except (OSError, RuntimeError):
-        workspace = None
+    workspace = _workspace_of(os.path.dirname(canonical))
     if workspace is None:
         errors.append(_no_vault(os.path.dirname(canonical)))
         return []

@@ -24,14 +24,16 @@ from pygls.protocol import default_converter
 
 from . import __version__
 from .buffers import Buffers
-from .diagnose import Finding, apply_policy, cap, diagnose, hidden_bom_finding, marker_finding
+from .diagnose import Finding, apply_policy, cap, diagnose, hidden_bom_finding, read_only_finding
 from .fuzzy import Steps
 from .lsp_util import (
     Columns,
+    is_text,
     path_to_uri,
     request_failed,
     shown,
     to_diagnostic,
+    uri_problem,
     uri_to_path,
 )
 from .runtime import echoes_vault as rules
@@ -49,6 +51,8 @@ INDEX_BATCH = 20
 # so that no request waits more than a few milliseconds behind them.
 LARGE_TEXT = 128 * 1024
 RENAME_MEMORY = 30.0
+# URIs already reported as ignored (each is logged once), forgotten past this many.
+IGNORED_MEMORY = 1000
 STRICT_ENV = "ECHOES_LSP_STRICT"
 # The start of every message that reports an unexpected failure (a bug) to the person.
 INTERNAL_ERROR = "echoes-lsp internal error"
@@ -93,7 +97,7 @@ class Folder:
 
     @property
     def writable(self) -> bool:
-        return self.vault.marker.writable
+        return self.vault.writable
 
 
 class Renames:
@@ -145,6 +149,7 @@ class EchoesServer(LanguageServer):
         self.large_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="echoes-large")
         self.large_jobs: Dict[str, asyncio.Task[Any]] = {}
         self.large_again: Set[str] = set()
+        self.ignored: Set[str] = set()
 
     def report_failure(
         self, what: str, error: Optional[BaseException] = None, show: bool = True
@@ -175,8 +180,9 @@ class EchoesServer(LanguageServer):
         )
 
     def folder_for_path(self, path: Optional[str], create: bool = True) -> Optional[Folder]:
-        """The vault holding `path`, loading it on first use."""
-        if not path:
+        """The vault holding `path`, loading it on first use. Only a vault the path names
+        lies in is loaded: never one that a symbolic link on the way leads to."""
+        if not path or "\x00" in path or not is_text(path):
             return None
         for workspace, folder in self.folders.items():
             if path == folder.vault.root or path.startswith(folder.vault.root + os.sep):
@@ -188,15 +194,42 @@ class EchoesServer(LanguageServer):
         found = find_workspace(path)
         if found is None:
             return None
-        folder = self.add_folder(found)
-        if path != folder.workspace and not (
-            path == folder.vault.root or path.startswith(folder.vault.root + os.sep)
-        ):
+        root = os.path.join(found, rules.VAULT_DIR)
+        if path != found and path != root and not path.startswith(root + os.sep):
             return None
-        return folder
+        return self.add_folder(found)
 
     def folder_for_uri(self, uri: str) -> Optional[Folder]:
         return self.folder_for_path(uri_to_path(uri))
+
+    def locate(self, uri: str, create: bool = True) -> Optional[Tuple[Folder, str]]:
+        """The vault and path of a file a client names by URI, or None, with one log line per
+        URI saying why: the URI names no local file (`uri_problem`), the path lies in no
+        vault, or a folder on its way is a symbolic link that leads out of the vault. Every
+        handler takes the URIs it is sent through here, so none of them is kept or read."""
+        problem = uri_problem(uri)
+        if problem is not None:
+            self.ignore(uri, problem)
+            return None
+        path = uri_to_path(uri)
+        folder = self.folder_for_path(path, create)
+        if folder is None or path is None:
+            self.ignore(uri, "it is not in an EchoesVault/ folder")
+            return None
+        if not folder.vault.confines(path):
+            self.ignore(uri, "a symbolic link on its way leads out of the vault")
+            return None
+        return folder, path
+
+    def ignore(self, uri: str, reason: str) -> None:
+        """Log, once per URI, that a URI the client sent was ignored and why."""
+        if uri in self.ignored:
+            return
+        if len(self.ignored) >= IGNORED_MEMORY:
+            self.ignored.clear()
+        self.ignored.add(uri)
+        shown = repr(uri if len(uri) <= 300 else uri[:300] + "…")
+        self.log(f"echoes-lsp ignored {shown}: {reason}")
 
     def add_folder(self, workspace: str) -> Folder:
         workspace = os.path.abspath(workspace)
@@ -207,6 +240,12 @@ class EchoesServer(LanguageServer):
         vault.load()
         folder = Folder(workspace, vault)
         self.folders[workspace] = folder
+        if vault.linked is not None:
+            self.show(
+                f"{vault.read_only_reason}: the vault is read-only"
+                + (", and nothing in it is read" if vault.reads_nothing else ""),
+                types.MessageType.Warning,
+            )
         self.spawn(self.finish_loading(folder))
         return folder
 
@@ -316,11 +355,14 @@ class EchoesServer(LanguageServer):
         return documents.get(uri) or documents.get(unquote(uri))
 
     def open_uris(self) -> List[str]:
-        """URIs of open documents, in the quoted form this server publishes."""
+        """URIs of the open documents that lie in a loaded vault, in the quoted form this server
+        publishes: the documents it analyses (others, Markdown elsewhere, are left alone)."""
         uris = []
         for key in list(self.workspace.text_documents):
             path = uri_to_path(key)
-            uris.append(path_to_uri(path) if path else key)
+            folder = self.folder_for_path(path, create=False)
+            if path is not None and folder is not None and folder.vault.confines(path):
+                uris.append(path_to_uri(path))
         return uris
 
     def document_text(self, uri: str) -> Optional[str]:
@@ -344,15 +386,14 @@ class EchoesServer(LanguageServer):
         folder = self.folder_for_path(path)
         if folder is None or path is None:
             return []
-        results = diagnose(folder.vault, path) if folder.vault.entries.get(path) else []
-        if not folder.writable and self.document_text(uri) is not None:
-            marker = marker_finding(folder.vault)
-            if marker is not None:
-                results.append(
-                    Finding(marker.code, marker.message, 0, 0, 0, 0)
-                    if folder.vault.rel(path) != rules.MARKER_NAME
-                    else marker
-                )
+        vault = folder.vault
+        results = diagnose(vault, path) if vault.entries.get(path) else []
+        reason = read_only_finding(vault) if not vault.writable else None
+        if reason is not None and path == vault.root and vault.reads_nothing:
+            results.append(reason)  # a linked vault, in the workspace's report
+        elif reason is not None and self.document_text(uri) is not None:
+            on_marker = reason.code == "EV700" and vault.rel(path) == rules.MARKER_NAME
+            results.append(reason if on_marker else reason._replace(line=0, end_line=0, end=0))
         document = self.open_document(uri)
         hidden = hidden_bom_finding(folder.vault, path, document.source) if document else None
         if hidden is not None:
@@ -546,7 +587,9 @@ class EchoesServer(LanguageServer):
 
     def status_of(self, folder: Folder) -> Dict[str, Any]:
         vault = folder.vault
-        if not vault.marker.present:
+        if vault.linked is not None:
+            integrity = "read-only"
+        elif not vault.marker.present:
             integrity = "uninitialized"
         elif not vault.marker.writable:
             integrity = "read-only"
@@ -591,7 +634,7 @@ class EchoesServer(LanguageServer):
     ) -> Any:
         """Run the project runtime off the event loop. Failures become LSP errors and a message."""
         if mutating and not folder.writable and args[0] not in ("init", "migrate"):
-            message = f"EchoesVault is read-only here: {folder.vault.marker.problem}"
+            message = f"EchoesVault is read-only here: {folder.vault.read_only_reason}"
             self.show(message, types.MessageType.Warning)
             raise shown(request_failed(message, {"code": "read-only"}))
         try:

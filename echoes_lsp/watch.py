@@ -30,7 +30,7 @@ from .check import (
     resolve_targets,
     to_diagnostics,
 )
-from .diagnose import diagnose, is_checked, marker_finding
+from .diagnose import diagnose, is_checked, vault_findings
 from .report import (
     Diagnostic,
     Report,
@@ -45,7 +45,7 @@ from .report import (
     write,
 )
 from .runtime import echoes_vault as rules
-from .vault import ASSET, PAGE, Entry
+from .vault import ASSET, PAGE, Entry, Vault
 
 # Files editors write next to the one being saved; never worth a re-check.
 EDITOR_TEMPORARY = (
@@ -113,7 +113,7 @@ class Watched:
         cut = len(vault.root) + 1
         configured = bool(self.space.config.exclude)
         stamps: Dict[str, Stamp] = {}
-        stack = [vault.root]
+        stack = [] if vault.reads_nothing else [vault.root]
         while stack:
             try:
                 listing = os.scandir(stack.pop())
@@ -180,66 +180,89 @@ class Watched:
         re-checked (and removed)."""
         space = self.space
         vault = space.vault
-        keys: Set[str] = set()
-        recheck: Set[str] = set()
-        index_stale = False
-        assets_changed = False
+        effects = _Effects()
         for path in sorted(removed):
-            entry = vault.entries.get(path)
-            if entry is not None:
-                index_stale |= entry.kind == PAGE
-                assets_changed |= entry.kind == ASSET
-            keys |= vault.remove(path)
-            space.findings.pop(path, None)
+            self._forget(path, effects)
         added = any(path not in vault.entries for path in changed)
         for path in sorted(changed):
-            if not os.path.lexists(path):
-                keys |= vault.remove(path)
-                space.findings.pop(path, None)
-                continue
-            before = _row(vault.entries.get(path))
-            keys |= vault.update(path)
-            entry = vault.entries.get(path)
-            if entry is None:
-                continue
-            if entry.kind == PAGE:
-                index_stale |= _row(vault.ensure(entry)) != before
-            assets_changed |= entry.kind == ASSET
-            recheck.add(path)
-        recheck |= vault.dependents(keys)
-        for key in keys:
-            recheck.update(vault.by_key.get(key, ()))
-        if assets_changed:
-            recheck.update(
-                path
-                for path, entry in vault.entries.items()
-                if entry.structure is not None
-                and any(link.is_asset for link in entry.structure.links)
-            )
-        if index_stale:
-            recheck.add(os.path.join(vault.root, rules.INDEX_NAME))
+            if os.path.lexists(path):
+                self._take(path, effects)
+            else:
+                self._forget(path, effects)
         done: Set[str] = set(removed)
-        for path in recheck:
+        for path in effects.affected(vault):
             entry = vault.entries.get(path)
             if entry is None or not self.in_scope(path, entry):
                 space.findings.pop(path, None)
                 continue
             done.add(path)
-            found = diagnose(vault, path)
-            if found:
-                space.findings[path] = found
-            else:
-                space.findings.pop(path, None)
+            self._diagnose(path)
         marker_path = os.path.join(vault.root, rules.MARKER_NAME)
         space.findings.pop(marker_path, None)
         if space.marker:
-            marker = marker_finding(vault)
-            if marker is not None:
-                space.findings[marker_path] = [marker]
+            space.findings.update(vault_findings(vault))
         done.add(marker_path)
         if removed or added:
             space.files = [p for p, e in vault.entries.items() if self.in_scope(p, e)]
         return done
+
+    def _forget(self, path: str, effects: _Effects) -> None:
+        """A file that is gone: out of the model and the report."""
+        vault = self.space.vault
+        entry = vault.entries.get(path)
+        if entry is not None:
+            effects.index_stale |= entry.kind == PAGE
+            effects.assets_changed |= entry.kind == ASSET
+        effects.keys |= vault.remove(path)
+        self.space.findings.pop(path, None)
+
+    def _take(self, path: str, effects: _Effects) -> None:
+        """A file created or changed: read again, and re-checked."""
+        vault = self.space.vault
+        before = _row(vault.entries.get(path))
+        effects.keys |= vault.update(path)
+        entry = vault.entries.get(path)
+        if entry is None:
+            return
+        if entry.kind == PAGE:
+            effects.index_stale |= _row(vault.ensure(entry)) != before
+        effects.assets_changed |= entry.kind == ASSET
+        effects.recheck.add(path)
+
+    def _diagnose(self, path: str) -> None:
+        found = diagnose(self.space.vault, path)
+        if found:
+            self.space.findings[path] = found
+        else:
+            self.space.findings.pop(path, None)
+
+
+@dataclass
+class _Effects:
+    """What a batch of file changes can affect beyond the files themselves."""
+
+    keys: Set[str] = field(default_factory=set)
+    recheck: Set[str] = field(default_factory=set)
+    index_stale: bool = False
+    assets_changed: bool = False
+
+    def affected(self, vault: Vault) -> Set[str]:
+        """The files to diagnose again: the changed ones, those that link to changed pages,
+        pages sharing a changed name, files with asset links (when assets changed) and the
+        index (when a row of it changed)."""
+        found = set(self.recheck) | vault.dependents(self.keys)
+        for key in self.keys:
+            found.update(vault.by_key.get(key, ()))
+        if self.assets_changed:
+            found.update(
+                path
+                for path, entry in vault.entries.items()
+                if entry.structure is not None
+                and any(link.is_asset for link in entry.structure.links)
+            )
+        if self.index_stale:
+            found.add(os.path.join(vault.root, rules.INDEX_NAME))
+        return found
 
 
 def _row(entry: Optional[Entry]) -> Tuple[object, ...]:

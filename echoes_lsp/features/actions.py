@@ -11,7 +11,7 @@ from lsprotocol import types
 
 from .. import fixes
 from ..diagnose import Finding
-from ..lsp_util import Columns, make_range, path_to_uri, uri_to_path
+from ..lsp_util import Columns, make_range, path_to_uri
 from ..runtime import echoes_vault as rules
 from ..state import EchoesServer, Folder
 from ..vault import PAGE, Entry, read_text, without_bom
@@ -86,7 +86,7 @@ def command_action(
     title = rules.mask_secrets(title)
     if not folder.writable:
         disabled = types.CodeActionDisabled(
-            reason=f"read-only vault: {folder.vault.marker.problem}"
+            reason=f"read-only vault: {folder.vault.read_only_reason}"
         )
     return types.CodeAction(
         title=title,
@@ -360,11 +360,11 @@ def code_action(
     ls: EchoesServer, params: types.CodeActionParams
 ) -> Optional[List[types.CodeAction]]:
     uri = params.text_document.uri
-    path = uri_to_path(uri)
-    folder = ls.folder_for_path(path)
+    located = ls.locate(uri)
     text = ls.document_text(uri)
-    if folder is None or path is None or text is None:
+    if located is None or text is None:
         return None
+    folder, path = located
     asked = Asked(
         ls,
         uri,

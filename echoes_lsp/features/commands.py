@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import tempfile
-from typing import Any, Awaitable, Callable, Dict, Optional
+from typing import Any, Awaitable, Callable, Dict, Optional, Tuple
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -93,16 +93,45 @@ async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
     """Upsert the buffer with the hash it was based on; never overwrite a concurrent change."""
     uri = text_arg(opts, "uri")
     assert uri is not None
-    path = uri_to_path(uri)
-    folder = ls.folder_for_path(path)
-    if folder is None or path is None:
-        raise request_failed(f"{uri} is not inside an EchoesVault")
+    folder, path, text = page_to_save(ls, uri)
+    if await overwrite_confirmed(ls, opts.get("confirmOverwrite", False), path):
+        # Explicit confirmation: the current disk version is knowingly replaced.
+        ls.base_hashes[uri] = disk_hash(path)
+    base = ls.base_hashes.get(uri)
+    # Written without a byte-order mark, which the runtime would read as text before the
+    # frontmatter fence; the base hash still covers the mark the file has now.
+    payload: Dict[str, Any] = {"filename": os.path.basename(path), "content": without_bom(text)}
+    if base is not None:
+        payload["expectedSha256"] = base
+    result = await checked_upsert(ls, folder, uri, path, payload)
+    ls.base_hashes[uri] = result.get("sha256") if isinstance(result, dict) else disk_hash(path)
+    ls.stale.pop(uri, None)
+    changed = folder.vault.open(path, text)
+    ls.publish(uri)
+    ls.after_change(folder, changed)
+    await resync(ls, folder)
+    if isinstance(result, dict):
+        result = dict(result)
+        result["uri"] = uri
+    return result  # type: ignore[no-any-return]
+
+
+def page_to_save(ls: EchoesServer, uri: str) -> Tuple[Folder, str, str]:
+    """The vault, path and buffer text of the open page a checked save writes."""
+    located = ls.locate(uri)
+    if located is None:
+        raise request_failed(f"{uri!r} is not inside an EchoesVault")
+    folder, path = located
     if not folder.vault.is_page(path):
         raise request_failed("only knowledge pages (EchoesVault/pages/*.md) are saved this way")
     text = ls.document_text(uri)
     if text is None:
         raise request_failed(f"{uri} is not open; nothing to save")
-    confirm = opts.get("confirmOverwrite", False)
+    return folder, path, text
+
+
+async def overwrite_confirmed(ls: EchoesServer, confirm: Any, path: str) -> bool:
+    """Whether the person confirmed overwriting the disk version (`"ask"` asks them)."""
     if confirm == "ask":
         choice = await ls.window_show_message_request_async(
             types.ShowMessageRequestParams(
@@ -112,22 +141,20 @@ async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
                 actions=[types.MessageActionItem("Overwrite"), types.MessageActionItem("Cancel")],
             )
         )
-        confirm = bool(choice and choice.title == "Overwrite")
-        if not confirm:
+        if not (choice and choice.title == "Overwrite"):
             raise request_failed("save cancelled; the disk version was kept", {"code": "cancelled"})
-    if confirm is True:
-        # Explicit confirmation: the current disk version is knowingly replaced.
-        ls.base_hashes[uri] = disk_hash(path)
-    elif not isinstance(confirm, bool):
+        return True
+    if not isinstance(confirm, bool):
         raise request_failed('`confirmOverwrite` must be true, false or "ask"')
-    base = ls.base_hashes.get(uri)
-    # Written without a byte-order mark, which the runtime would read as text before the
-    # frontmatter fence; the base hash still covers the mark the file has now.
-    payload: Dict[str, Any] = {"filename": os.path.basename(path), "content": without_bom(text)}
-    if base is not None:
-        payload["expectedSha256"] = base
+    return confirm
+
+
+async def checked_upsert(
+    ls: EchoesServer, folder: Folder, uri: str, path: str, payload: Dict[str, Any]
+) -> Any:
+    """The runtime's `upsert`; a refusal because the page changed on disk marks it EV701."""
     try:
-        result = await ls.run_runtime(folder, ["upsert", "--payload", "-"], payload, quiet=True)
+        return await ls.run_runtime(folder, ["upsert", "--payload", "-"], payload, quiet=True)
     except Exception as error:
         data = getattr(error, "data", None) or {}
         detail = getattr(error, "message", str(error))
@@ -145,16 +172,6 @@ async def save_page(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
             if isinstance(error, JsonRpcException):
                 shown(error)
         raise
-    ls.base_hashes[uri] = result.get("sha256") if isinstance(result, dict) else disk_hash(path)
-    ls.stale.pop(uri, None)
-    changed = folder.vault.open(path, text)
-    ls.publish(uri)
-    ls.after_change(folder, changed)
-    await resync(ls, folder)
-    if isinstance(result, dict):
-        result = dict(result)
-        result["uri"] = uri
-    return result  # type: ignore[no-any-return]
 
 
 def reported(name: str, handler: Handler) -> Handler:
@@ -296,10 +313,12 @@ async def create(ls: EchoesServer, *args: Any) -> Any:
 
 async def show_disk(ls: EchoesServer, *args: Any) -> Any:
     opts = options(args)
-    uri = text_arg(opts, "uri")
-    path = uri_to_path(uri or "")
+    uri = text_arg(opts, "uri") or ""
+    # Only a file of a vault: never any file the client names.
+    located = ls.locate(uri)
+    path = located[1] if located is not None else None
     if not path or not os.path.isfile(path):
-        raise request_failed(f"{uri} does not exist on disk")
+        raise request_failed(f"{uri!r} is not a file of an EchoesVault on disk")
     data, error = read_bytes(path)
     if data is None:
         raise request_failed(f"{uri} {error}")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import Any, List, Optional, Set, Tuple
+from typing import Any, List, Set
 
 from lsprotocol import types
 
 from .. import index_refresh
-from ..diagnose import Finding, Related, checked_paths, marker_finding
+from ..diagnose import Finding, Related, checked_paths, vault_findings
 from ..lsp_util import Columns, path_to_uri, uri_to_path
 from ..runtime import echoes_vault as rules
 from ..state import EchoesServer, Folder
@@ -68,15 +68,6 @@ def check_disk(ls: EchoesServer, uri: str, path: str) -> bool:
         ls.stale[uri] = stale_finding(path)
         return True
     return False
-
-
-def locate(ls: EchoesServer, uri: str) -> Optional[Tuple[Folder, str]]:
-    """The vault and path of a document, or None for a document outside every vault."""
-    path = uri_to_path(uri)
-    folder = ls.folder_for_path(path)
-    if folder is None or path is None:
-        return None
-    return folder, path
 
 
 def initialize(ls: EchoesServer, params: types.InitializeParams) -> None:
@@ -175,11 +166,13 @@ def did_change_folders(ls: EchoesServer, params: types.DidChangeWorkspaceFolders
 
 def did_open(ls: EchoesServer, params: types.DidOpenTextDocumentParams) -> None:
     uri = params.text_document.uri
-    located = locate(ls, uri)
+    located = ls.locate(uri)
     if located is None:
         return
     folder, path = located
-    text = rules.normalize_newlines(params.text_document.text)
+    text = ls.document_text(uri)  # as the buffer holds it: Unicode text (see `buffers`)
+    if text is None:
+        return
     # Editors open a file with its disk text: that text is the base of a later checked save.
     # Hashing the text we were sent (not the disk now) keeps a change that lands between the
     # editor's read and this notification from being overwritten silently.
@@ -197,7 +190,7 @@ def did_open(ls: EchoesServer, params: types.DidOpenTextDocumentParams) -> None:
 
 def did_change(ls: EchoesServer, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
-    located = locate(ls, uri)
+    located = ls.locate(uri)
     if located is None:
         return
     folder, path = located
@@ -206,7 +199,7 @@ def did_change(ls: EchoesServer, params: types.DidChangeTextDocumentParams) -> N
 
 def will_save(ls: EchoesServer, params: types.WillSaveTextDocumentParams) -> None:
     uri = params.text_document.uri
-    located = locate(ls, uri)
+    located = ls.locate(uri)
     if located is None:
         return
     _folder, path = located
@@ -221,7 +214,7 @@ def will_save(ls: EchoesServer, params: types.WillSaveTextDocumentParams) -> Non
 
 def did_save(ls: EchoesServer, params: types.DidSaveTextDocumentParams) -> None:
     uri = params.text_document.uri
-    located = locate(ls, uri)
+    located = ls.locate(uri)
     if located is None:
         return
     folder, path = located
@@ -241,10 +234,10 @@ def did_close(ls: EchoesServer, params: types.DidCloseTextDocumentParams) -> Non
         timer.cancel()
     ls.base_hashes.pop(uri, None)
     ls.stale.pop(uri, None)
-    path = uri_to_path(uri)
-    folder = ls.folder_for_path(path, create=False)
-    if folder is None or path is None:
+    located = ls.locate(uri, create=False)
+    if located is None:
         return
+    folder, path = located
     changed = folder.vault.close(path)
     if not ls.pull:
         ls.text_document_publish_diagnostics(
@@ -255,45 +248,55 @@ def did_close(ls: EchoesServer, params: types.DidCloseTextDocumentParams) -> Non
 
 def did_change_watched(ls: EchoesServer, params: types.DidChangeWatchedFilesParams) -> None:
     for event in params.changes:
-        path = uri_to_path(event.uri)
-        folder = ls.folder_for_path(path, create=False)
-        if folder is None or path is None:
-            continue
-        if event.type == types.FileChangeType.Deleted:
-            disk_event(ls, folder, path, deleted=True)
-        else:
-            disk_event(ls, folder, path, deleted=False)
+        located = ls.locate(event.uri, create=False)
+        if located is not None:
+            folder, path = located
+            disk_event(ls, folder, path, deleted=event.type == types.FileChangeType.Deleted)
 
 
 def did_create_files(ls: EchoesServer, params: types.CreateFilesParams) -> None:
     for item in params.files:
-        path = uri_to_path(item.uri)
-        folder = ls.folder_for_path(path)
-        if folder is not None and path is not None:
-            disk_event(ls, folder, path, deleted=False)
+        located = ls.locate(item.uri, create=False)
+        if located is not None:
+            disk_event(ls, *located, deleted=False)
 
 
 def did_delete_files(ls: EchoesServer, params: types.DeleteFilesParams) -> None:
     for item in params.files:
-        path = uri_to_path(item.uri)
-        folder = ls.folder_for_path(path, create=False)
-        if folder is not None and path is not None:
-            disk_event(ls, folder, path, deleted=True)
+        located = ls.locate(item.uri, create=False)
+        if located is not None:
+            disk_event(ls, *located, deleted=True)
 
 
 def did_rename_files(ls: EchoesServer, params: types.RenameFilesParams) -> None:
     for item in params.files:
-        old = uri_to_path(item.old_uri)
-        new = uri_to_path(item.new_uri)
-        for path, deleted in ((old, True), (new, False)):
-            folder = ls.folder_for_path(path, create=not deleted)
-            if folder is not None and path is not None:
-                disk_event(ls, folder, path, deleted=deleted)
+        old = ls.locate(item.old_uri, create=False)
+        new = ls.locate(item.new_uri, create=False)
+        if old is not None:
+            folder, path = old
+            if new is not None and same_file(path, new[1]):
+                # A change of case on a file system that ignores case: the old name is gone
+                # from the model, though the disk still answers to it.
+                file_event(ls, folder, path, deleted=True)
+            else:
+                disk_event(ls, folder, path, deleted=True)
+        if new is not None:
+            disk_event(ls, *new, deleted=False)
+
+
+def same_file(one: str, other: str) -> bool:
+    """Whether two different paths name the same file on the disk."""
+    try:
+        return one != other and os.path.samefile(one, other)
+    except OSError:
+        return False
 
 
 async def document_diagnostic(
     ls: EchoesServer, params: types.DocumentDiagnosticParams
 ) -> types.RelatedFullDocumentDiagnosticReport:
+    if ls.locate(params.text_document.uri) is None:
+        return types.RelatedFullDocumentDiagnosticReport(items=[])
     flush_pending(ls, params.text_document.uri)
     items = await ls.diagnostics_async(params.text_document.uri)
     return types.RelatedFullDocumentDiagnosticReport(items=items)
@@ -309,13 +312,12 @@ async def workspace_diagnostic(
         await folder.loaded.wait()  # the background indexing finishes first, in its own steps
         vault = folder.vault
         paths = checked_paths(vault)
-        marker = os.path.join(vault.root, rules.MARKER_NAME)
-        if marker_finding(vault) is not None:
-            paths.append(marker)
+        whole = list(vault_findings(vault))  # the marker, or a linked vault
+        paths.extend(whole)
         for count, path in enumerate(paths, 1):
             if count % WORKSPACE_STEP == 0:
                 await asyncio.sleep(0)
-            if path != marker and path not in vault.entries:
+            if path not in whole and path not in vault.entries:
                 continue  # removed while the report was being made
             uri = path_to_uri(path)
             diagnostics = ls.diagnostics(uri)
@@ -408,8 +410,27 @@ def flush(ls: EchoesServer, folder: Folder, uri: str, path: str) -> None:
 
 
 def disk_event(ls: EchoesServer, folder: Folder, path: str, deleted: bool) -> None:
-    """A change made outside the editor (agents, git, Obsidian) or by a file operation."""
+    """A change made outside the editor (agents, git, Obsidian) or by a file operation. The
+    disk has the last word: a path reported deleted that is still there is looked at again,
+    and a folder is compared with the disk file by file, so that a client's notification
+    naming `pages/` forgets no page that still exists."""
     path = os.path.abspath(path)
+    vault = folder.vault
+    if deleted and os.path.lexists(path):
+        deleted = False
+    if os.path.isdir(path) and not os.path.islink(path):
+        changes = vault.stat_changes(path)
+    elif deleted and path not in vault.entries:
+        inside = path.rstrip(os.sep) + os.sep  # a folder that is gone, with its files
+        changes = [(known, True) for known in vault.entries if known.startswith(inside)]
+    else:
+        changes = [(path, deleted)]
+    for changed, gone in changes:
+        file_event(ls, folder, changed, gone)
+
+
+def file_event(ls: EchoesServer, folder: Folder, path: str, deleted: bool) -> None:
+    """One file created, changed or deleted on the disk."""
     uri = path_to_uri(path)
     is_open = ls.open_document(uri) is not None
     extra: List[str] = []
@@ -424,8 +445,6 @@ def disk_event(ls: EchoesServer, folder: Folder, path: str, deleted: bool) -> No
             changed |= folder.vault.open(path, text)
             ls.base_hashes[uri] = None
             extra.append(path)
-    elif os.path.isdir(path):
-        changed = folder.vault.update(path)
     elif is_open:
         entry = folder.vault.entries.get(path)
         if entry is not None:

@@ -113,12 +113,10 @@ def open_documents(ls: EchoesServer) -> Dict[str, Tuple[str, Optional[int]]]:
 
 
 def load(ls: EchoesServer, uri: str) -> Optional[Doc]:
-    path = uri_to_path(uri)
-    if path is None:
+    located = ls.locate(uri)
+    if located is None:
         return None
-    folder = ls.folder_for_path(path)
-    if folder is None:
-        return None
+    folder, path = located
     text = ls.document_text(uri)
     if text is None:
         if not os.path.isfile(path):
@@ -684,10 +682,10 @@ async def on_references(
 
 
 async def on_code_lens(ls: EchoesServer, params: types.CodeLensParams) -> Any:
-    path = uri_to_path(params.text_document.uri)
-    folder = ls.folder_for_path(path) if path else None
-    if folder is not None:
-        follow_lenses(ls, folder)
+    located = ls.locate(params.text_document.uri)
+    if located is None:
+        return None
+    follow_lenses(ls, located[0])
     return await code_lenses(ls, params)
 
 
@@ -779,13 +777,11 @@ async def will_rename(
     combined: Dict[str, List[TextChange]] = {}
     ranges = Ranges(ls)
     for item in params.files:
-        old = uri_to_path(item.old_uri)
+        located = ls.locate(item.old_uri, create=False)
         new = uri_to_path(item.new_uri)
-        if old is None or new is None or ls.renames.claim(old, new):
+        if located is None or new is None or ls.renames.claim(located[1], new):
             continue
-        folder = ls.folder_for_path(old, create=False)
-        if folder is None:
-            continue
+        folder, old = located
         vault = folder.vault
         await ready(folder)
         page = vault.entry(old)
