@@ -212,6 +212,7 @@ class Catalog:
         self._index = None
         self._vocabulary = None
         self._assets = None
+        yield
 
     def index(self) -> NameIndex:
         if self._index is None:
