@@ -76,12 +76,15 @@ def uncollected(function: Callable[..., Any], *args: Any) -> Any:
 
 async def sliced(steps: Steps[T]) -> T:
     """Run a sliced computation (a generator that yields between slices of its work, such as
-    `navigation.page_search`) on the event loop, letting other requests in after each slice."""
+    `navigation.page_search`) on the event loop, letting other requests in after each slice.
+    What a slice made (the page catalog, as long-lived as the model) is moved out of the
+    collector's sight, as indexing does, so that no collection walks it in a later slice."""
     while True:
         try:
             next(steps)
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
+        gc.freeze()
         await asyncio.sleep(0)
 
 
