@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..runtime import echoes_vault as rules
-from .fuzzy import SLICE, NameIndex, Steps, finish, fold
+from .fuzzy import SLICE, NameIndex, Steps, finish, fold, sorted_steps
 from .vault import ASSET, PAGE, Entry, Vault
 
 # Cards a sliced refresh makes between two turns of the event loop (each takes 20-50 µs).
@@ -125,6 +125,8 @@ class Catalog:
         self.everything = True
         # Refreshes finished so far: a sliced refresh that another one overtook starts over.
         self.refreshes = 0
+        # Changes of the cards so far: an index made meanwhile is not kept.
+        self.revision = 0
         self._index: Optional[NameIndex] = None
         self._vocabulary: Optional[Dict[str, List[Tuple[str, int]]]] = None
         self._assets: Optional[List[Tuple[str, str]]] = None
@@ -185,6 +187,7 @@ class Catalog:
             self.by_path[card.path] = card
         if replaced:
             self._vocabulary = None
+            self.revision += 1
         return True
 
     def _rebuild(self, vault: Vault, size: int) -> Steps[None]:
@@ -203,11 +206,10 @@ class Catalog:
                 if made % size == 0:
                     yield
             current[entry.path] = card
-        yield
-        cards = sorted(current.values(), key=lambda card: card.order)
-        yield
+        cards = yield from sorted_steps(list(current.values()), key=lambda card: card.order)
         self.by_path = current
         self.cards = cards
+        self.revision += 1
         self.position = {card.path: index for index, card in enumerate(self.cards)}
         self._index = None
         self._vocabulary = None
@@ -215,11 +217,21 @@ class Catalog:
         yield
 
     def index(self) -> NameIndex:
-        if self._index is None:
-            self._index = NameIndex(
-                [card.folded for card in self.cards], [card.folded_summary for card in self.cards]
-            )
-        return self._index
+        return finish(self.index_steps())
+
+    def index_steps(self, size: int = SLICE) -> Steps[NameIndex]:
+        """The search index of the cards, made a slice of `size` names at a time when it is
+        missing. One made while the cards changed is used by its search, and not kept."""
+        if self._index is not None:
+            return self._index
+        revision = self.revision
+        cards = self.cards
+        made = yield from NameIndex.made(
+            [card.folded for card in cards], [card.folded_summary for card in cards], size
+        )
+        if self.revision == revision:
+            self._index = made
+        return made
 
     def search(self, query: str, limit: int) -> Tuple[List[Tuple[int, Card]], bool]:
         """The best `limit` cards for a query, with their scores, and whether there are more."""
@@ -231,10 +243,8 @@ class Catalog:
         """`search`, yielding after each slice of `size` names (see `NameIndex.steps`). The
         cards are the ones the search began with: a rebuild meanwhile makes a new list."""
         cards = self.cards
-        if self._index is None:
-            self.index()
-            yield
-        found, more = yield from self.index().steps(query, limit, size)
+        index = yield from self.index_steps(size)
+        found, more = yield from index.steps(query, limit, size)
         return [(score, cards[index]) for score, index in found], more
 
     def vocabulary(self) -> Dict[str, List[Tuple[str, int]]]:

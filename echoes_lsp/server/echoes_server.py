@@ -72,12 +72,15 @@ INTERNAL_ERROR = "echoes-lsp internal error"
 
 async def sliced(steps: Steps[T]) -> T:
     """Run a sliced computation (a generator that yields between slices of its work, such as
-    `link_targets.page_search`) on the event loop, letting other requests in after each slice."""
+    `link_targets.page_search`) on the event loop, letting other requests in after each slice.
+    What a slice made (the page catalog, as long-lived as the model) is moved out of the
+    collector's sight, as indexing does, so that no collection walks it in a later slice."""
     while True:
         try:
             next(steps)
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
+        gc.freeze()
         await asyncio.sleep(0)
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from echoes_lsp.engine.catalog import catalog, catalog_steps
-from echoes_lsp.engine.fuzzy import MAX_QUERY, Matcher, NameIndex, finish, fold
+from echoes_lsp.engine.fuzzy import MAX_QUERY, Matcher, NameIndex, finish, fold, sorted_steps
 from echoes_lsp.engine.link_targets import page_search, search_pages
 from echoes_lsp.engine.vault import Vault
 from echoes_lsp.server.echoes_server import sliced
@@ -36,7 +36,7 @@ def topic_index(count: int) -> NameIndex:
     names = [f"topic-{number:05d}" for number in range(count)]
     summaries = [f"about subject {number}" for number in range(count)]
     index = NameIndex(names, summaries)
-    assert count_steps(index.steps("t", 1))[0] == 1
+    assert count_steps(index.steps("t", 1))[0] == 2  # the names sorted, then keyed
     return index
 
 
@@ -87,10 +87,19 @@ def test_a_sliced_search_answers_what_a_whole_search_answers(
         assert finish(index.steps(query, limit, size)) == whole
 
 
+@settings(max_examples=200, deadline=None)
+@given(items=st.lists(st.tuples(st.integers(0, 5), st.text(max_size=3))), size=st.integers(1, 7))
+def test_a_sliced_sort_sorts_as_sorted_does(items: List[Tuple[int, str]], size: int) -> None:
+    steps, result = count_steps(sorted_steps(items, key=lambda item: item[0], size=size))
+    assert result == sorted(items, key=lambda item: item[0])  # stable, too
+    runs = math.ceil(len(items) / size)
+    assert steps == runs + (len(items) // size if runs > 1 else 0)
+
+
 def test_the_first_catalog_gives_way_while_it_makes_cards(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, {f"topic-{n:03d}": page(f"Subject {n}.") for n in range(250)})
     steps, made = count_steps(catalog_steps(vault, size=50))
-    assert steps == 250 // 50 + 3  # and once each before and after the cards are sorted, and last
+    assert steps == 250 // 50 + 2  # and once each after the cards are sorted and at the end
     assert [card.stem for card in made.cards] == [f"topic-{n:03d}" for n in range(250)]  # type: ignore[attr-defined]
     assert count_steps(catalog_steps(vault, size=50))[0] == 0  # up to date: nothing to make
 
@@ -148,3 +157,15 @@ def test_the_server_runs_the_search_letting_other_tasks_in_after_each_slice(
     assert asyncio.run(both()) == expected
     assert slices > 3
     assert len(turns) >= slices
+
+
+def test_an_index_made_while_a_summary_changed_is_not_kept(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {f"topic-{n:03d}": page(f"Subject {n}.") for n in range(100)})
+    search = catalog(vault).search_steps("zzz", 10, size=10)
+    next(search)  # the index holds the summaries of the first ten cards
+    path = str(tmp_path / "EchoesVault" / "pages" / "topic-003.md")
+    vault.open(path, page("A freshly written summary."))
+    assert catalog(vault).by_path[path].summary == "A freshly written summary."
+    finish(search)
+    found, _more = catalog(vault).search("freshly written", 10)
+    assert [card.stem for _score, card in found] == ["topic-003"]
