@@ -14,8 +14,8 @@ import time
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..engine.codes import SEVERITY_RANK
-from ..engine.findings import Finding, Policy, apply_policy, is_checked, marker_finding
-from ..engine.vault import Vault, decode_text, find_workspace, read_text
+from ..engine.findings import Finding, Policy, apply_policy, is_checked, vault_findings
+from ..engine.vault import Vault, decode_text, find_workspace, linked_layout, read_text
 from ..runtime import echoes_vault as rules
 from ..runtime_client import RuntimeCall
 from . import fix_command, parallel_check
@@ -171,6 +171,25 @@ def _no_vault(path: str) -> str:
     )
 
 
+def through_link(raw: str) -> Optional[Tuple[str, str]]:
+    """(workspace, link) when `raw` names a path in a folder of a vault's layout that is a
+    symbolic link (`EchoesVault/` itself, or its `pages/`, `daily/`, `assets/`, `raw/`): such a
+    path is reported by its link (EV503), never read through it. The folders above `raw` are
+    walked as named, before any link in them is resolved."""
+    absolute = os.path.abspath(raw)
+    current = absolute
+    while not os.path.isdir(os.path.join(current, rules.VAULT_DIR)):
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+    linked = linked_layout(current)
+    if linked is None or not (absolute == linked.path or absolute.startswith(linked.path + os.sep)):
+        return None
+    workspace = _canonical(current)
+    return workspace, os.path.join(workspace, *linked.rel.split("/"))
+
+
 def resolve_targets(paths: Sequence[str], errors: List[str], notes: List[str]) -> List[Target]:
     """Group the named paths by workspace; unusable paths are described in `errors`."""
     targets: Dict[str, Target] = {}
@@ -182,7 +201,14 @@ def resolve_targets(paths: Sequence[str], errors: List[str], notes: List[str]) -
         else:
             targets[found] = Target(found, whole=True)
     for raw in paths:
-        _add_path(targets, raw, errors, notes)
+        linked = through_link(raw)
+        if linked is None:
+            _add_path(targets, raw, errors, notes)
+            continue
+        workspace, link = linked
+        targets.setdefault(workspace, Target(workspace)).files.append(link)
+        if os.path.abspath(raw) != os.path.abspath(link):
+            notes.append(f"{raw}: behind the symbolic link {display_path(link)}, not read")
     for workspace, target in targets.items():
         _forget_if_unreadable(workspace, target, errors)
     return [t for t in targets.values() if t.whole or t.folders or t.files]
@@ -219,8 +245,11 @@ def _add_path(targets: Dict[str, Target], raw: str, errors: List[str], notes: Li
 
 
 def _forget_if_unreadable(workspace: str, target: Target, errors: List[str]) -> None:
-    """A vault folder that cannot be listed is an error, and nothing in it is checked."""
+    """A vault folder that cannot be listed is an error, and nothing in it is checked; a linked
+    one is reported by its link (EV503), never listed."""
     root = os.path.join(workspace, rules.VAULT_DIR)
+    if os.path.islink(root):
+        return
     try:
         with os.scandir(root):
             pass
@@ -285,7 +314,7 @@ class Workspace:
         if target.whole:
             self.files = [p for p, e in vault.entries.items() if is_checked(e)]
             self.marker = True
-            if not vault.by_key:
+            if not vault.by_key and not vault.reads_nothing:
                 notes.append(
                     f"{display_path(vault.root)}: no pages in {rules.PAGES_DIR}/ (empty vault)"
                 )
@@ -301,7 +330,7 @@ class Workspace:
                 notes.append(f"{display_path(folder)}: no vault files to check")
             chosen.update(inside)
         for path in target.files:
-            if path == marker_path:
+            if path in (marker_path, vault.root):  # the marker, or a linked EchoesVault/
                 self.marker = True
                 continue
             entry = vault.entries.get(path)
@@ -321,9 +350,8 @@ class Workspace:
                 lambda done: progress.update(offset + done, "checked"),
             )
         )
-        marker = marker_finding(vault) if self.marker else None
-        if marker is not None:
-            self.findings[os.path.join(vault.root, rules.MARKER_NAME)] = [marker]
+        if self.marker:
+            self.findings.update(vault_findings(vault))
 
 
 def load_workspace(
@@ -692,6 +720,9 @@ def _fix_line(outcome: FixOutcome) -> str:
 
 def _stdin_target(path: str, errors: List[str]) -> List[Target]:
     """A target for an unsaved buffer whose file does not exist yet."""
+    linked = through_link(path)
+    if linked is not None:
+        return [Target(linked[0], files=[linked[1]])]
     canonical = _canonical(path)
     workspace = _workspace_of(os.path.dirname(canonical))
     if workspace is None:

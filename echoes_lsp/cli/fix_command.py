@@ -227,6 +227,8 @@ def unified_diff(plan: Plan, display: str) -> str:
 
 def refusal(vault: Vault, call: RuntimeCall) -> Optional[str]:
     """Why no fix can be written to this vault at all, or None."""
+    if vault.linked is not None:
+        return f"the vault is read-only (EV503: {vault.linked.message})"
     if not vault.marker.writable:
         return f"the vault is read-only (EV700: {vault.marker.problem})"
     try:

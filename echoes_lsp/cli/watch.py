@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from ..engine.findings import diagnose, is_checked, marker_finding
+from ..engine.findings import diagnose, is_checked, vault_findings
 from ..engine.vault import ASSET, PAGE, Entry
 from ..runtime import echoes_vault as rules
 from .checker import (
@@ -127,7 +127,7 @@ class Watched:
         cut = len(vault.root) + 1
         configured = bool(self.space.config.exclude)
         stamps: Dict[str, Stamp] = {}
-        stack = [vault.root]
+        stack = [] if vault.reads_nothing else [vault.root]
         while stack:
             try:
                 listing = os.scandir(stack.pop())
@@ -274,9 +274,7 @@ class Watched:
         marker_path = os.path.join(space.vault.root, rules.MARKER_NAME)
         space.findings.pop(marker_path, None)
         if space.marker:
-            marker = marker_finding(space.vault)
-            if marker is not None:
-                space.findings[marker_path] = [marker]
+            space.findings.update(vault_findings(space.vault))  # the marker, or a linked vault
         return marker_path
 
 

@@ -3,7 +3,9 @@
 A `Catalog` holds one `Card` per page (its name and frontmatter, folded for matching), the vault's
 frontmatter vocabulary (how often each `type`, `status`, `stack` item and key is used) and its
 assets. It is rebuilt when the vault's generation counter moves, and the rebuild reuses every card
-whose page was not re-parsed, so a keystroke in one page costs one card, not ten thousand.
+whose page was not re-parsed, so a keystroke in one page costs one card, not ten thousand. The
+first build makes every card (about 20 µs each); `catalog_steps` makes them a slice at a time, so
+a request on the event loop can let others in between.
 """
 
 from __future__ import annotations
@@ -14,8 +16,11 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..runtime import echoes_vault as rules
-from .fuzzy import NameIndex, fold
+from .fuzzy import SLICE, NameIndex, Steps, finish, fold, sorted_steps
 from .vault import ASSET, PAGE, Entry, Vault
+
+# Cards a sliced refresh makes between two turns of the event loop (each takes 20-50 µs).
+CARD_SLICE = 250
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,10 @@ class Catalog:
         self.position: Dict[str, int] = {}
         self.dirty: Set[str] = set()
         self.everything = True
+        # Refreshes finished so far: a sliced refresh that another one overtook starts over.
+        self.refreshes = 0
+        # Changes of the cards so far: an index made meanwhile is not kept.
+        self.revision = 0
         self._index: Optional[NameIndex] = None
         self._vocabulary: Optional[Dict[str, List[Tuple[str, int]]]] = None
         self._assets: Optional[List[Tuple[str, str]]] = None
@@ -130,16 +139,28 @@ class Catalog:
             self.dirty.add(path)
 
     def refresh(self, vault: Vault) -> None:
-        if self.everything or not self._patch(vault):
-            self._rebuild(vault)
-        self.dirty = set()
-        self.everything = False
-        self.generation = vault.generation
+        finish(self.refresh_steps(vault))
 
-    def _patch(self, vault: Vault) -> bool:
+    def refresh_steps(self, vault: Vault, size: int = CARD_SLICE) -> Steps[None]:
+        """Bring the catalog up to date with the model, yielding after each `size` cards made.
+        The model may change while it yields: those changes are marked as they happen and
+        applied by the next refresh, which the generation left behind asks for."""
+        generation = vault.generation
+        refreshes = self.refreshes
+        dirty, everything = self.dirty, self.everything
+        self.dirty, self.everything = set(), False
+        if everything or not self._patch(vault, dirty):
+            yield from self._rebuild(vault, size)
+        if self.refreshes != refreshes:
+            # Another refresh ran meanwhile and took the marks made since this one began.
+            self.everything = True
+        self.refreshes += 1
+        self.generation = generation
+
+    def _patch(self, vault: Vault, dirty: Set[str]) -> bool:
         """Apply changes that keep every card in place; False when a rebuild is needed."""
         replaced: List[Tuple[int, Card]] = []
-        for path in self.dirty:
+        for path in dirty:
             entry = vault.entries.get(path)
             old = self.by_path.get(path)
             if entry is None or entry.kind != PAGE:
@@ -166,38 +187,64 @@ class Catalog:
             self.by_path[card.path] = card
         if replaced:
             self._vocabulary = None
+            self.revision += 1
         return True
 
-    def _rebuild(self, vault: Vault) -> None:
+    def _rebuild(self, vault: Vault, size: int) -> Steps[None]:
         previous = self.by_path
         current: Dict[str, Card] = {}
         entries = vault.entries
-        for paths in vault.by_key.values():
-            if not paths:
-                continue
-            entry = entries[paths[0]]
+        made = 0
+        for path in [paths[0] for paths in vault.by_key.values() if paths]:
+            entry = entries.get(path)
+            if entry is None:
+                continue  # removed while earlier cards were made
             card = previous.get(entry.path)
             if card is None or card.info is not entry.info or card.stem != entry.stem:
                 card = make_card(entry)
+                made += 1
+                if made % size == 0:
+                    yield
             current[entry.path] = card
+        cards = yield from sorted_steps(list(current.values()), key=lambda card: card.order)
         self.by_path = current
-        self.cards = sorted(current.values(), key=lambda card: card.order)
+        self.cards = cards
+        self.revision += 1
         self.position = {card.path: index for index, card in enumerate(self.cards)}
         self._index = None
         self._vocabulary = None
         self._assets = None
+        yield
 
     def index(self) -> NameIndex:
-        if self._index is None:
-            self._index = NameIndex(
-                [card.folded for card in self.cards], [card.folded_summary for card in self.cards]
-            )
-        return self._index
+        return finish(self.index_steps())
+
+    def index_steps(self, size: int = SLICE) -> Steps[NameIndex]:
+        """The search index of the cards, made a slice of `size` names at a time when it is
+        missing. One made while the cards changed is used by its search, and not kept."""
+        if self._index is not None:
+            return self._index
+        revision = self.revision
+        cards = self.cards
+        made = yield from NameIndex.made(
+            [card.folded for card in cards], [card.folded_summary for card in cards], size
+        )
+        if self.revision == revision:
+            self._index = made
+        return made
 
     def search(self, query: str, limit: int) -> Tuple[List[Tuple[int, Card]], bool]:
         """The best `limit` cards for a query, with their scores, and whether there are more."""
-        found, more = self.index().search(query, limit)
+        return finish(self.search_steps(query, limit))
+
+    def search_steps(
+        self, query: str, limit: int, size: int = SLICE
+    ) -> Steps[Tuple[List[Tuple[int, Card]], bool]]:
+        """`search`, yielding after each slice of `size` names (see `NameIndex.steps`). The
+        cards are the ones the search began with: a rebuild meanwhile makes a new list."""
         cards = self.cards
+        index = yield from self.index_steps(size)
+        found, more = yield from index.steps(query, limit, size)
         return [(score, cards[index]) for score, index in found], more
 
     def vocabulary(self) -> Dict[str, List[Tuple[str, int]]]:
@@ -243,10 +290,15 @@ _CATALOGS: weakref.WeakKeyDictionary[Vault, Catalog] = weakref.WeakKeyDictionary
 
 def catalog(vault: Vault) -> Catalog:
     """The vault's catalog, brought up to date with its model."""
+    return finish(catalog_steps(vault))
+
+
+def catalog_steps(vault: Vault, size: int = CARD_SLICE) -> Steps[Catalog]:
+    """`catalog`, yielding after each `size` cards it makes."""
     found = _CATALOGS.get(vault)
     if found is None:
         found = _CATALOGS[vault] = Catalog()
         vault.listeners.append(found.mark)
     if found.generation != vault.generation:
-        found.refresh(vault)
+        yield from found.refresh_steps(vault, size)
     return found

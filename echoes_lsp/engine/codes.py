@@ -57,7 +57,7 @@ CODES: Dict[str, Code] = {
         Code("EV500", "unsafe page filename", ERROR),
         Code("EV501", "page name collides with another after NFC and case folding", ERROR),
         Code("EV502", "nested folder or non-.md file in pages/", WARNING),
-        Code("EV503", "symbolic link inside the vault", ERROR),
+        Code("EV503", "symbolic link inside the vault, or a linked vault folder", ERROR),
         Code("EV504", "legacy shared daily file daily/YYYY-MM-DD.md", WARNING),
         Code("EV600", "credential-shaped text", ERROR),
         Code("EV700", "marker missing or protocolVersion unsupported: vault is read-only", WARNING),

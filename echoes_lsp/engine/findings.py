@@ -351,6 +351,9 @@ def diagnose(vault: Vault, path: str) -> List[Finding]:
         return []
     findings: List[Finding] = []
     if entry.symlink:
+        linked = read_only_finding(vault) if vault.linked is not None else None
+        if linked is not None and vault.linked is not None and vault.linked.path == entry.path:
+            return [linked]
         target = os.readlink(entry.path) if os.path.islink(entry.path) else "?"
         return [_whole_line("EV503", f"symbolic link inside the vault (points to {target})")]
     if entry.read_error:
@@ -407,8 +410,23 @@ def hidden_bom_finding(vault: Vault, path: str, buffer: str) -> Optional[Finding
     )
 
 
+def read_only_finding(vault: Vault) -> Optional[Finding]:
+    """Why the vault is read-only for this tool, if it is: a folder of its layout that is a
+    symbolic link (EV503, which the runtime's writers refuse), else its marker (EV700)."""
+    linked = vault.linked
+    if linked is None:
+        return marker_finding(vault)
+    target = os.readlink(linked.path) if os.path.islink(linked.path) else "?"
+    unread = ", and nothing in it is read" if linked.is_vault else ""
+    return _whole_line(
+        "EV503",
+        f"{linked.message} (it points to {target}): the vault is read-only for this tool{unread}",
+    )
+
+
 def marker_finding(vault: Vault) -> Optional[Finding]:
-    if vault.marker.writable:
+    """EV700 when the marker is missing or unsupported (not read through a linked vault)."""
+    if vault.marker.writable or vault.reads_nothing:
         return None
     return Finding(
         "EV700",
@@ -432,17 +450,29 @@ def checked_paths(vault: Vault) -> List[str]:
 
 
 def diagnose_vault(vault: Vault) -> Dict[str, List[Finding]]:
-    """Findings for every file with any, plus EV700 on the marker path."""
+    """Findings for every file with any, plus EV700 on the marker path (or EV503 on a linked
+    `EchoesVault/`)."""
     vault.complete()
     results: Dict[str, List[Finding]] = {}
     for path in checked_paths(vault):
         findings = diagnose(vault, path)
         if findings:
             results[path] = findings
-    marker = marker_finding(vault)
-    if marker is not None:
-        results[os.path.join(vault.root, rules.MARKER_NAME)] = [marker]
+    results.update(vault_findings(vault))
     return results
+
+
+def vault_findings(vault: Vault) -> Dict[str, List[Finding]]:
+    """The findings about the vault as a whole, by the path they stand on: EV700 on the
+    marker, or EV503 on `EchoesVault/` when it is a symbolic link (a linked folder inside it
+    has its own entry, and the EV503 of `diagnose`)."""
+    if vault.reads_nothing:
+        linked = read_only_finding(vault)
+        return {vault.root: [linked]} if linked is not None else {}
+    marker = marker_finding(vault)
+    if marker is None:
+        return {}
+    return {os.path.join(vault.root, rules.MARKER_NAME): [marker]}
 
 
 def apply_policy(findings: Sequence[Finding], policy: Policy) -> List[Tuple[Finding, str]]:

@@ -10,7 +10,9 @@ list.
 
 `Matcher` scores one string at a time. `NameIndex` answers a whole query over many names at C
 speed: prefix matches come from a sorted list by bisection, and the other tiers from regular
-expressions run over all names (or summaries) joined into one text.
+expressions run over all names (or summaries) joined into one text, a slice of names at a time, so
+that a caller on the event loop can let other requests in between two slices (`NameIndex.steps`).
+A query is cut to `MAX_QUERY` characters first.
 """
 
 from __future__ import annotations
@@ -18,7 +20,19 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Generator,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    TypeVar,
+)
 
 from ..runtime import echoes_vault as rules
 
@@ -37,6 +51,19 @@ _SCALE = 1 << 24  # scores and positions packed into one integer for C-speed sel
 # The weaker tiers stop after this many matches per tier (a multiple of the list size).
 BUDGET_FACTOR = 4
 MIN_BUDGET = 400
+# A query is cut to this many characters. No page name is longer (a file name holds at most 255
+# bytes), nor is a valid summary (160 characters), so the cut loses no match; a query of 100,000
+# characters would otherwise cost seconds to compile and run.
+MAX_QUERY = 256
+# Names (or summaries) a sliced search covers between two turns of the event loop.
+SLICE = 2000
+# Items a sliced sort sorts, or merges, between two turns.
+SORT_SLICE = 5000
+_BOUNDARY_CLASS = re.escape("".join(sorted(BOUNDARIES)))
+
+T = TypeVar("T")
+Result = Tuple[List[Tuple[int, int]], bool]
+Steps = Generator[None, None, T]
 
 
 def fold(text: str) -> str:
@@ -70,17 +97,47 @@ def subsequence_score(name: str, start: int, end: int, letters: int) -> int:
     return SUBSEQUENCE + max(1, min(999, bonus))
 
 
-def summary_score(summary: str, position: int) -> int:
-    if position == 0 or summary[position - 1] in BOUNDARIES:
+def summary_score(position: int, before: str) -> int:
+    """A match at `position` of a summary, after the character `before` ("" at its start)."""
+    if position == 0 or before in BOUNDARIES:
         return SUMMARY_WORD - min(position, 400)
     return SUMMARY - min(position, 250)
+
+
+def sorted_steps(
+    items: Sequence[T], key: Callable[[T], Any], size: int = SORT_SLICE
+) -> Steps[List[T]]:
+    """`sorted(items, key=key)` a slice at a time: runs of `size` items are sorted, then merged,
+    yielding after each run and after each `size` items merged (50,000 page names sort in about
+    50 ms in one piece)."""
+    runs = []
+    for start in range(0, len(items), size):
+        runs.append(sorted(items[start : start + size], key=key))
+        yield
+    if len(runs) < 2:
+        return runs[0] if runs else []
+    merged: List[T] = []
+    for item in heapq.merge(*runs, key=key):
+        merged.append(item)
+        if len(merged) % size == 0:
+            yield
+    return merged
+
+
+def finish(steps: Steps[T]) -> T:
+    """Run a sliced search (see `NameIndex.steps`) to its end without giving way."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
 
 
 class Matcher:
     """One query, compiled once and applied to many candidates (already folded)."""
 
     def __init__(self, query: str) -> None:
-        folded = fold(query).strip()
+        folded = fold(query[:MAX_QUERY]).replace("\n", " ").strip()
         self.query = folded
         self.words = tuple(folded.split())
         # Page names write spaces as `-` or `_` as often as not.
@@ -128,7 +185,7 @@ class Matcher:
             return 0
         position = summary.find(query)
         if position >= 0:
-            return summary_score(summary, position)
+            return summary_score(position, summary[position - 1] if position else "")
         if len(self.words) > 1 and all(word in summary for word in self.words):
             return SUMMARY_WORDS
         return 0
@@ -141,13 +198,92 @@ class Matcher:
         return self.summary(summary)
 
 
-def _overlapping(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """Every match of a literal pattern, overlapping ones included. A search for a literal runs
-    at the regex engine's fast prefix speed, which a zero-width look-ahead would not."""
-    match = pattern.search(text)
+def _overlapping(
+    pattern: re.Pattern[str], text: str, start: int, end: int
+) -> Iterator[re.Match[str]]:
+    """Every match of a literal pattern in `text[start:end]`, overlapping ones included. A search
+    for a literal runs at the regex engine's fast prefix speed, which a zero-width look-ahead
+    would not."""
+    match = pattern.search(text, start, end)
     while match is not None:
         yield match
-        match = pattern.search(text, match.start() + 1)
+        match = pattern.search(text, match.start() + 1, end)
+
+
+Region = Tuple[int, int, int]
+
+
+def _regions(starts: Sequence[int], length: int, size: int) -> Iterator[Region]:
+    """(first item, start, end) of each run of `size` items of a text that joins them with line
+    breaks, whose items begin at `starts`: the slices a search covers one at a time."""
+    count = len(starts)
+    for first in range(0, count, size):
+        after = first + size
+        yield first, starts[first], starts[after] - 1 if after < count else length
+
+
+def _walk(
+    pattern: re.Pattern[str],
+    blob: str,
+    starts: Sequence[int],
+    region: Region,
+    overlapping: bool = False,
+) -> Iterator[Tuple[int, int]]:
+    """(offset, item index) of each match in one region; matches come in text order, so the item
+    holding each is found by walking forward. `overlapping` also finds matches that begin inside
+    an earlier one (each search resumes one character after the last match began)."""
+    index, start, end = region
+    last = len(starts) - 1
+    matches = (
+        _overlapping(pattern, blob, start, end)
+        if overlapping
+        else pattern.finditer(blob, start, end)
+    )
+    for match in matches:
+        offset = match.start()
+        while index < last and starts[index + 1] <= offset:
+            index += 1
+        yield offset, index
+
+
+class _Found:
+    """The scores a search has found so far, by item index, and what it may still spend: the
+    weaker tiers each stop after a budget of matches."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.budget = max(limit * BUDGET_FACTOR, MIN_BUDGET)
+        self.scores: Dict[int, int] = {}
+        self.spent = 0
+        self.skipped = False  # a tier stopped early: more may match than are returned
+
+    def offer(self, index: int, value: int) -> None:
+        if value > self.scores.get(index, 0):
+            self.scores[index] = value
+
+    def offer_weak(self, index: int, value: int) -> None:
+        """A match of a weaker tier for an item not found yet, within the tier's budget."""
+        if index in self.scores:
+            return
+        if self.spent >= self.budget:
+            self.skipped = True
+            return
+        self.spent += 1
+        self.scores[index] = value
+
+    def full(self) -> bool:
+        """Whether the list is full, so that a weaker tier would add nothing shown."""
+        if len(self.scores) >= self.limit:
+            self.skipped = True
+            return True
+        return False
+
+    def best(self) -> Result:
+        top = _SCALE - 1
+        packed = [value * _SCALE + (top - index) for index, value in self.scores.items()]
+        best = heapq.nlargest(self.limit, packed)
+        more = len(packed) > self.limit or self.skipped
+        return [(key // _SCALE, top - key % _SCALE) for key in best], more
 
 
 def _starts(items: Sequence[str]) -> List[int]:
@@ -163,24 +299,44 @@ class NameIndex:
     """Folded names and summaries, in display order, searchable as a whole."""
 
     def __init__(self, names: Sequence[str], summaries: Sequence[str]) -> None:
+        finish(self._fill(names, summaries, max(1, len(names))))
+
+    @classmethod
+    def made(
+        cls, names: Sequence[str], summaries: Sequence[str], size: int = SLICE
+    ) -> Steps[NameIndex]:
+        """An index made a slice of `size` names at a time (50,000 take about 50 ms)."""
+        index = cls.__new__(cls)
+        yield from index._fill(names, summaries, size)
+        return index
+
+    def _fill(self, names: Sequence[str], summaries: Sequence[str], size: int) -> Steps[None]:
         # Newlines never occur in folded names; summaries are one line by the protocol, and any
         # stray line break is flattened so offsets stay one item per line.
-        self.names = [name.replace("\n", " ") for name in names]
-        self.summaries = [summary.replace("\n", " ") for summary in summaries]
+        self.names: List[str] = []
+        self.summaries: List[str] = []
+        for start in range(0, len(names), size):
+            self.names.extend(name.replace("\n", " ") for name in names[start : start + size])
+            self.summaries.extend(
+                summary.replace("\n", " ") for summary in summaries[start : start + size]
+            )
+            yield
         self.blob = "\n".join(self.names)
         self.starts = _starts(self.names)
         self._summary_blob: Optional[str] = None
         self.summary_starts: List[int] = []
-        order = sorted(range(len(self.names)), key=lambda index: self.names[index])
-        self.sorted_names = [self.names[index] for index in order]
-        # Within the prefix tier: shorter names first, then display order.
-        self.prefix_keys = [min(len(self.names[index]), 100) * _SCALE + index for index in order]
+        # The names in order, for prefixes by bisection: made by the first search that needs
+        # them, as a step of its own.
+        self.sorted_names: List[str] = []
+        self.prefix_keys: List[int] = []
+        self._sorted = False
 
     def __len__(self) -> int:
         return len(self.names)
 
     def set_summary(self, index: int, summary: str) -> None:
-        """A page's summary changed; its name and place did not."""
+        """A page's summary changed; its name and place did not. A search under way keeps the
+        joined summaries it started with (they are made again on the next use)."""
         self.summaries[index] = summary.replace("\n", " ")
         self._summary_blob = None
 
@@ -191,14 +347,28 @@ class NameIndex:
             self.summary_starts = _starts(self.summaries)
         return self._summary_blob
 
+    def _sort(self) -> Steps[None]:
+        names = self.names
+        order = yield from sorted_steps(range(len(names)), names.__getitem__)
+        self.sorted_names = [names[index] for index in order]
+        yield
+        # Within the prefix tier: shorter names first, then display order.
+        self.prefix_keys = [min(len(names[index]), 100) * _SCALE + index for index in order]
+        self._sorted = True
+
     def _prefix(self, query: str) -> Tuple[int, int]:
         low = bisect_left(self.sorted_names, query)
         high = bisect_right(self.sorted_names, query + "\U0010ffff", low)
         return low, high
 
-    def search(self, query: str, limit: int) -> Tuple[List[Tuple[int, int]], bool]:
+    def search(self, query: str, limit: int) -> Result:
+        """`steps` run to the end at once."""
+        return finish(self.steps(query, limit))
+
+    def steps(self, query: str, limit: int, size: int = SLICE) -> Steps[Result]:
         """[(score, index)] of the best `limit` matches, best first (ties in display order), and
-        whether more may match than were returned.
+        whether more may match than were returned; as a generator that yields after each slice
+        of `size` names or summaries, so that a caller on the event loop can give way there.
 
         Tiers are searched best first, and a lower tier only while the list is not full. The
         weaker tiers (inside a name, letters in order, summaries) each stop after a budget of
@@ -209,185 +379,119 @@ class NameIndex:
         if not matcher.query:
             count = min(limit, len(self.names))
             return [(1, index) for index in range(count)], len(self.names) > limit
-        crowded = self._crowded_prefix(matcher.query, limit)
+        if not self._sorted:
+            yield from self._sort()
+        found = _Found(limit)
+        crowded = self._prefixes(matcher, found)
         if crowded is not None:
-            return crowded, True
-        budget = max(limit * BUDGET_FACTOR, MIN_BUDGET)
-        scores: Dict[int, int] = {}
-        self._add_prefixes(matcher, scores)
-        skipped = self._add_inner_matches(matcher, scores, budget)
-        if matcher.pattern is not None and matcher.letters > 1:
-            skipped = (
-                self._add_subsequences(matcher.pattern, matcher.letters, scores, budget, limit)
-                or skipped
-            )
-        if len(matcher.query) >= SUMMARY_MIN_QUERY:
-            if len(scores) >= limit:
-                skipped = True
-            else:
-                skipped = self._add_summaries(matcher, scores, budget, limit) or skipped
-        return _best(scores, limit, skipped)
+            return crowded
+        for variant in matcher.variants:
+            yield from self._inside(variant, found, size)
+        if matcher.pattern is not None and matcher.letters > 1 and not found.full():
+            yield from self._letters(matcher, found, size)
+        if len(matcher.query) >= SUMMARY_MIN_QUERY and not found.full():
+            yield from self._summaries(matcher, found, size)
+        return found.best()
 
-    def _crowded_prefix(self, query: str, limit: int) -> Optional[List[Tuple[int, int]]]:
-        """The answer when more names start with the query than the list holds: the shortest of
-        them fill it and outrank every other tier, so nothing else need be searched."""
-        low, high = self._prefix(query)
-        if high - low <= limit:
-            return None
-        keys = heapq.nsmallest(limit, self.prefix_keys[low:high])
-        return [(prefix_score(self.names[i], query), i) for i in (key % _SCALE for key in keys)]
-
-    def _add_prefixes(self, matcher: Matcher, scores: Dict[int, int]) -> None:
-        """Tier 1: prefixes (exact matches are the shortest of them)."""
+    def _prefixes(self, matcher: Matcher, found: _Found) -> Optional[Result]:
+        """Tier 1: prefixes (exact matches are the shortest of them). Returns the whole answer
+        when the query itself begins more names than the list holds."""
+        names = self.names
         for variant in matcher.variants:
             low, high = self._prefix(variant)
+            if high - low > found.limit and variant is matcher.query:
+                keys = heapq.nsmallest(found.limit, self.prefix_keys[low:high])
+                chosen = [key % _SCALE for key in keys]
+                return [(prefix_score(names[i], variant), i) for i in chosen], True
             for key in self.prefix_keys[low:high]:
                 index = key % _SCALE
-                _keep_best(scores, index, prefix_score(self.names[index], variant))
+                found.offer(index, prefix_score(names[index], variant))
+        return None
 
-    def _add_inner_matches(self, matcher: Matcher, scores: Dict[int, int], budget: int) -> bool:
+    def _inside(self, variant: str, found: _Found, size: int) -> Iterator[None]:
         """Tier 2: the query at a word start inside a name, then (two or more characters only,
-        and within the budget) anywhere inside it. True when the budget cut the search short."""
-        skipped = False
-        for variant in matcher.variants:
-            if len(variant) == 1:
-                self._add_word_starts(variant, scores)
-            else:
-                skipped = self._add_substrings(variant, scores, budget) or skipped
-        return skipped
-
-    def _add_word_starts(self, letter: str, scores: Dict[int, int]) -> None:
-        """A single character matches only where a word of the name begins."""
-        boundary = re.escape("".join(sorted(BOUNDARIES)))
-        for offset, index in self._walk(f"(?<=[{boundary}]){re.escape(letter)}", self.blob):
-            _keep_best(scores, index, inner_score(self.names[index], offset - self.starts[index]))
-
-    def _add_substrings(self, variant: str, scores: Dict[int, int], budget: int) -> bool:
-        """Matches at a word start always count; matches inside a word count while the budget
-        lasts (True when it ran out)."""
-        skipped = False
-        found = 0
-        # Occurrences of a query that can overlap itself (`--` twice in `a---`) are all
-        # found: the later one may begin a word and score higher.
-        overlaps = any(variant[:k] == variant[-k:] for k in range(1, len(variant)))
-        for offset, index in self._walk(re.escape(variant), self.blob, overlaps):
-            position = offset - self.starts[index]
-            if position == 0:
-                continue
-            value = inner_score(self.names[index], position)
-            if value < WORD - 200:
-                if index in scores:
+        and within the budget) anywhere inside it."""
+        if len(variant) == 1:
+            pattern = re.compile(f"(?<=[{_BOUNDARY_CLASS}]){re.escape(variant)}")
+            overlaps = False
+        else:
+            pattern = re.compile(re.escape(variant))
+            # Occurrences of a query that can overlap itself (`--` twice in `a---`) are all
+            # found: the later one may begin a word and score higher.
+            overlaps = any(variant[:k] == variant[-k:] for k in range(1, len(variant)))
+        names, starts = self.names, self.starts
+        found.spent = 0
+        for region in _regions(starts, len(self.blob), size):
+            for offset, index in _walk(pattern, self.blob, starts, region, overlaps):
+                position = offset - starts[index]
+                if position == 0:
                     continue
-                if found >= budget:
-                    skipped = True
-                    continue
-                found += 1
-            _keep_best(scores, index, value)
-        return skipped
+                value = inner_score(names[index], position)
+                if value < WORD - 200:
+                    found.offer_weak(index, value)
+                else:
+                    found.offer(index, value)
+            yield
 
-    def _add_subsequences(
-        self,
-        pattern: re.Pattern[str],
-        letters: int,
-        scores: Dict[int, int],
-        budget: int,
-        limit: int,
-    ) -> bool:
-        """Tier 3: the letters in order, for names no better tier found. True when the list was
-        already full or the budget cut the search short."""
-        if len(scores) >= limit:
-            return True
-        found = 0
-        for match in pattern.finditer(self.blob):
-            index = bisect_right(self.starts, match.start()) - 1
-            if index in scores:
-                continue
-            start = self.starts[index]
-            scores[index] = subsequence_score(
-                self.names[index], match.start() - start, match.end() - start, letters
-            )
-            found += 1
-            if found >= budget:
-                return True
-        return False
+    def _letters(self, matcher: Matcher, found: _Found, size: int) -> Iterator[None]:
+        """Tier 3: the letters in order."""
+        assert matcher.pattern is not None
+        names, starts = self.names, self.starts
+        found.spent = 0
+        for first, start, end in _regions(starts, len(self.blob), size):
+            for match in matcher.pattern.finditer(self.blob, start, end):
+                index = bisect_right(starts, match.start(), first) - 1
+                begin = starts[index]
+                found.offer_weak(
+                    index,
+                    subsequence_score(
+                        names[index], match.start() - begin, match.end() - begin, matcher.letters
+                    ),
+                )
+                if found.spent >= found.budget:
+                    found.skipped = True
+                    return
+            yield
 
-    def _walk(
-        self, pattern: str, blob: str, overlapping: bool = False
-    ) -> Iterator[Tuple[int, int]]:
-        """(offset, name index) of each match; matches come in text order, so the name holding
-        each is found by walking forward. `overlapping` also finds matches that begin inside
-        an earlier one (each search resumes one character after the last match began)."""
-        starts = self.starts
-        last = len(starts) - 1
-        index = 0
-        for match in (
-            _overlapping(re.compile(pattern), blob) if overlapping else re.finditer(pattern, blob)
-        ):
-            offset = match.start()
-            while index < last and starts[index + 1] <= offset:
-                index += 1
-            yield offset, index
-
-    def _add_summaries(
-        self, matcher: Matcher, scores: Dict[int, int], budget: int, limit: int
-    ) -> bool:
-        """Tier 4: add summary matches; True when the budget cut the search short."""
-        found = self._add_summary_phrases(matcher.query, scores, budget)
-        if found >= budget:
-            return True
-        if len(matcher.words) <= 1:
-            return False
-        if len(scores) >= limit:
-            return True
-        for index in sorted(self._summaries_with_every_word(matcher.words)):
-            if index not in scores:
-                scores[index] = SUMMARY_WORDS
-                found += 1
-                if found >= budget:
-                    return True
-        return False
-
-    def _add_summary_phrases(self, query: str, scores: Dict[int, int], budget: int) -> int:
-        """Summaries holding the whole query, until the budget is spent; how many were added."""
-        blob = self.summary_blob
+    def _summaries(self, matcher: Matcher, found: _Found, size: int) -> Iterator[None]:
+        """Tier 4: the query in a summary, then (for several words) summaries holding every
+        word."""
+        blob = self.summary_blob  # with its starts: a change of a summary makes new ones
         starts = self.summary_starts
-        found = 0
-        for match in re.finditer(re.escape(query), blob):
-            index = bisect_right(starts, match.start()) - 1
-            if index in scores:
-                continue
-            scores[index] = summary_score(self.summaries[index], match.start() - starts[index])
-            found += 1
-            if found >= budget:
-                break
-        return found
+        pattern = re.compile(re.escape(matcher.query))
+        found.spent = 0
+        for region in _regions(starts, len(blob), size):
+            for offset, index in _walk(pattern, blob, starts, region):
+                position = offset - starts[index]
+                before = blob[offset - 1] if position else ""
+                found.offer_weak(index, summary_score(position, before))
+                if found.spent >= found.budget:
+                    found.skipped = True
+                    return
+            yield
+        if len(matcher.words) < 2 or found.full():
+            return
+        common = yield from self._holding_every_word(matcher.words, blob, starts, size)
+        for index in sorted(common):
+            found.offer_weak(index, SUMMARY_WORDS)
+            if found.spent >= found.budget:
+                found.skipped = True
+                return
 
-    def _summaries_with_every_word(self, words: Sequence[str]) -> Set[int]:
-        """Lines holding every word: intersect the lines of each word (literal searches)."""
-        blob = self.summary_blob
-        starts = self.summary_starts
+    @staticmethod
+    def _holding_every_word(
+        words: Sequence[str], blob: str, starts: Sequence[int], size: int
+    ) -> Steps[Set[int]]:
+        """The summaries holding every word: the intersection of each word's lines (literal
+        searches)."""
         common: Optional[Set[int]] = None
         for word in sorted(words, key=len, reverse=True):
+            pattern = re.compile(re.escape(word))
             lines: Set[int] = set()
-            for match in re.finditer(re.escape(word), blob):
-                lines.add(bisect_right(starts, match.start()) - 1)
+            for region in _regions(starts, len(blob), size):
+                lines.update(index for _offset, index in _walk(pattern, blob, starts, region))
+                yield
             common = lines if common is None else common & lines
             if not common:
                 break
         return common or set()
-
-
-def _keep_best(scores: Dict[int, int], index: int, value: int) -> None:
-    """A name keeps the best score any tier gave it."""
-    if value > scores.get(index, 0):
-        scores[index] = value
-
-
-def _best(scores: Dict[int, int], limit: int, skipped: bool) -> Tuple[List[Tuple[int, int]], bool]:
-    """The best `limit` of `scores`, best first with ties in display order (scores and indexes
-    packed into one integer so the selection runs at C speed), and whether more may match."""
-    top = _SCALE - 1
-    packed = [value * _SCALE + (top - index) for index, value in scores.items()]
-    best = heapq.nlargest(limit, packed)
-    more = len(packed) > limit or skipped
-    return [(key // _SCALE, top - key % _SCALE) for key in best], more

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..runtime import echoes_vault as rules
-from .catalog import Card, catalog, make_card
+from .catalog import Card, catalog_steps, make_card
 from .completion_candidates import page_documentation
 from .findings import replacement
+from .fuzzy import SLICE, Steps, finish
 from .markdown import BlockId, Heading, Link, Structure, heading_key, scan
 from .refusal import Refusal
 from .vault import DAILY, LEGACY_DAILY, PAGE, Entry, Vault
@@ -432,9 +433,18 @@ def outline(structure: Structure, line_count: int) -> List[Section]:
 
 def search_pages(vaults: Sequence[Vault], query: str, limit: int = SYMBOL_LIMIT) -> List[Card]:
     """Pages of all vaults ranked by name, then summary; an empty query lists the first `limit`."""
+    return finish(page_search(vaults, query, limit))
+
+
+def page_search(
+    vaults: Sequence[Vault], query: str, limit: int = SYMBOL_LIMIT, size: int = SLICE
+) -> Steps[List[Card]]:
+    """`search_pages`, yielding after each slice of `size` pages searched or cards made, so that
+    the workspace symbol request lets other requests in between (see `fuzzy.NameIndex.steps`)."""
     found: List[Tuple[int, Tuple[bool, str, str], Card]] = []
     for vault in vaults:
-        ranked, _more = catalog(vault).search(query, limit)
+        pages = yield from catalog_steps(vault)
+        ranked, _more = yield from pages.search_steps(query, limit, size)
         found.extend((score, card.order, card) for score, card in ranked)
     if len(vaults) > 1:
         found.sort(key=lambda item: (-item[0], item[1]))

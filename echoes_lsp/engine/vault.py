@@ -212,6 +212,44 @@ class PageFacts(NamedTuple):
         )
 
 
+# The folders of the vault's layout, as the runtime's writers name them: none may be a symbolic
+# link (`linked_layout`).
+LAYOUT = (
+    rules.VAULT_DIR,
+    *(
+        f"{rules.VAULT_DIR}/{name}"
+        for name in (rules.PAGES_DIR, rules.DAILY_DIR, rules.ASSETS_DIR, rules.RAW_DIR)
+    ),
+)
+
+
+class LinkedFolder(NamedTuple):
+    """A folder of the vault's layout that is a symbolic link, and the runtime's sentence."""
+
+    rel: str  # relative to the workspace, such as `EchoesVault/daily`
+    path: str
+    message: str
+
+    @property
+    def is_vault(self) -> bool:
+        """Whether the link is `EchoesVault/` itself: then nothing in the vault is read."""
+        return self.rel == rules.VAULT_DIR
+
+
+def linked_layout(workspace: str) -> Optional[LinkedFolder]:
+    """The first folder of the vault's layout that is a symbolic link, found by the check the
+    runtime's writers make before they write (`check_path`), with its sentence; None when no
+    folder of the layout is a link."""
+    checked = rules.Workspace(os.path.realpath(workspace))
+    for rel in LAYOUT:
+        try:
+            rules.check_path(checked, rel)
+        except rules.EchoesError as error:
+            if error.code == "symlink":
+                return LinkedFolder(rel, os.path.join(workspace, *rel.split("/")), str(error))
+    return None
+
+
 class Marker(NamedTuple):
     present: bool
     protocol: Optional[str]
@@ -523,6 +561,8 @@ class Vault:
         self.workspace = os.path.abspath(workspace)
         self.lean = lean
         self.root = os.path.join(self.workspace, rules.VAULT_DIR)
+        # Where the vault is on disk when no symbolic link leads elsewhere (see `confines`).
+        self.real_root = os.path.join(os.path.realpath(self.workspace), rules.VAULT_DIR)
         self.exclude = tuple(exclude)
         self.entries: Dict[str, Entry] = {}
         self.by_key: Dict[str, List[str]] = {}
@@ -530,6 +570,9 @@ class Vault:
         self.assets: Dict[str, List[str]] = {}
         self.overlays: Dict[str, str] = {}
         self.marker = Marker(False, None, None)
+        # A folder of the layout that is a symbolic link: the runtime refuses to write through
+        # it, so the vault is read-only; a linked `EchoesVault/` is not read at all.
+        self.linked: Optional[LinkedFolder] = None
         self.pending: Set[str] = set()
         # paths the walk found unreadable or not regular (see `Entry.special`), until registered
         self.special_files: Dict[str, str] = {}
@@ -585,6 +628,32 @@ class Vault:
             return None
         return os.path.relpath(absolute, self.root).replace(os.sep, "/")
 
+    @property
+    def reads_nothing(self) -> bool:
+        """Whether `EchoesVault/` is a symbolic link: nothing it leads to is read or served."""
+        return self.linked is not None and self.linked.is_vault
+
+    @property
+    def writable(self) -> bool:
+        """Whether this tool may write (through the runtime): a supported marker, and no
+        folder of the layout is a symbolic link."""
+        return self.marker.writable and self.linked is None
+
+    @property
+    def read_only_reason(self) -> Optional[str]:
+        if self.linked is not None:
+            return self.linked.message
+        return self.marker.problem
+
+    def confines(self, path: str) -> bool:
+        """Whether `path`, inside the vault by its name, stays inside it on disk: no folder on
+        its way (the vault's own folder included) is a symbolic link that leads elsewhere. The
+        file itself may be a link: it is reported (EV503), never followed."""
+        if path == self.workspace:
+            return True
+        real = os.path.realpath(path if path == self.root else os.path.dirname(path))
+        return real == self.real_root or real.startswith(self.real_root + os.sep)
+
     def walk(self, top: Optional[str] = None) -> Iterator[Tuple[str, str, bool]]:
         """(path, rel, is_symlink) of every file in the vault (or in its folder `top`) that is
         not `excluded`."""
@@ -631,6 +700,10 @@ class Vault:
         self.assets.clear()
         self.pending.clear()
         self._changed()
+        self.linked = linked_layout(self.workspace)
+        if self.reads_nothing:
+            self.marker = Marker(False, None, None)
+            return
         self.marker = read_marker(self.root)
         if not os.path.isdir(self.root):
             return
@@ -838,8 +911,10 @@ class Vault:
         if text is None:
             text = self.overlays.get(path)
         rel = self.rel(path)
-        if rel is None or rel == "." or self.excluded(rel):
+        if rel is None or rel == "." or self.excluded(rel) or self.reads_nothing:
             return set()
+        if f"{rules.VAULT_DIR}/{rel}" in LAYOUT:
+            self.linked = linked_layout(self.workspace)
         if rel == rules.MARKER_NAME:
             self.marker = read_marker(self.root)
             return set()
@@ -879,9 +954,12 @@ class Vault:
     def remove(self, path: str) -> Set[str]:
         """A file (or a folder of files) was deleted. Returns changed keys."""
         path = os.path.abspath(path)
-        if self.rel(path) == rules.MARKER_NAME:
+        rel = self.rel(path)
+        if rel == rules.MARKER_NAME:
             self.marker = read_marker(self.root)
             return set()
+        if f"{rules.VAULT_DIR}/{rel}" in LAYOUT:
+            self.linked = linked_layout(self.workspace)
         targets = (
             [path]
             if path in self.entries
@@ -889,26 +967,32 @@ class Vault:
         )
         changed: Set[str] = set()
         for target in targets:
-            self._changed(target)
-            entry = self.entries.pop(target)
-            self.pending.discard(target)
-            self.overlays.pop(target, None)
-            self._unlink(entry)
+            entry = self._forget(target)
             if entry.kind == PAGE:
-                paths = self.by_key.get(entry.key, [])
-                if target in paths:
-                    paths.remove(target)
-                if not paths:
-                    self.by_key.pop(entry.key, None)
                 changed.add(entry.key)
-            elif entry.kind == ASSET:
-                for name in self._asset_names(entry.rel):
-                    holders = self.assets.get(name, [])
-                    if target in holders:
-                        holders.remove(target)
-                    if not holders:
-                        self.assets.pop(name, None)
         return changed
+
+    def _forget(self, path: str) -> Entry:
+        """Take one file out of the model: its entry, links, page name and asset names."""
+        self._changed(path)
+        entry = self.entries.pop(path)
+        self.pending.discard(path)
+        self.overlays.pop(path, None)
+        self._unlink(entry)
+        if entry.kind == PAGE:
+            paths = self.by_key.get(entry.key, [])
+            if path in paths:
+                paths.remove(path)
+            if not paths:
+                self.by_key.pop(entry.key, None)
+        elif entry.kind == ASSET:
+            for name in self._asset_names(entry.rel):
+                holders = self.assets.get(name, [])
+                if path in holders:
+                    holders.remove(path)
+                if not holders:
+                    self.assets.pop(name, None)
+        return entry
 
     def rename(self, old: str, new: str) -> Set[str]:
         return self.remove(old) | self.update(new)
@@ -925,15 +1009,21 @@ class Vault:
             return self.remove(path)
         return self.update(path)
 
-    def stat_changes(self) -> List[Tuple[str, bool]]:
+    def stat_changes(self, top: Optional[str] = None) -> List[Tuple[str, bool]]:
         """(path, deleted) for files whose stat differs from when they were parsed, plus new
-        files. Reads only metadata and never mutates the model, so it may run in a thread."""
+        files: in the whole vault, or in its folder `top` (an existing folder, not a link).
+        Reads only metadata and never mutates the model, so it may run in a thread."""
         known = dict(list(self.entries.items()))
+        if top is not None:
+            inside = top.rstrip(os.sep) + os.sep
+            known = {path: entry for path, entry in known.items() if path.startswith(inside)}
         changes: List[Tuple[str, bool]] = []
         seen: Set[str] = set()
+        if self.reads_nothing:
+            return []
         if not os.path.isdir(self.root):
             return [(path, True) for path in known]
-        for path, _rel, _symlink in self.walk():
+        for path, _rel, _symlink in self.walk(top):
             seen.add(path)
             entry = known.get(path)
             if entry is None:
@@ -949,7 +1039,7 @@ class Vault:
             if path not in seen and not (path in self.overlays and entry.stamp is None)
         )
         marker = os.path.join(self.root, rules.MARKER_NAME)
-        if read_marker(self.root) != self.marker:
+        if top is None and read_marker(self.root) != self.marker:
             changes.append((marker, False))
         return changes
 

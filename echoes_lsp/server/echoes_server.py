@@ -20,7 +20,7 @@ import logging
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, TypeVar
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -34,8 +34,9 @@ from ..engine.findings import (
     cap,
     diagnose,
     hidden_bom_finding,
-    marker_finding,
+    read_only_finding,
 )
+from ..engine.fuzzy import Steps
 from ..engine.vault import Vault, find_workspace, read_text
 from ..runtime import echoes_vault as rules
 from ..runtime_client import RuntimeCall, RuntimeFailure, run
@@ -44,6 +45,7 @@ from .client_settings import Settings, parse_settings
 from .large_documents import LargeDocuments
 from .lsp_convert import (
     Columns,
+    is_text,
     path_to_uri,
     request_failed,
     shown,
@@ -56,13 +58,30 @@ from .transport import strict_converter
 from .vault_folder import Folder
 
 log = logging.getLogger("echoes_lsp")
+T = TypeVar("T")
 # Indexing parses files in batches until a step has taken this long, then lets requests in.
 INDEX_STEP_SECONDS = 0.008
 INDEX_BATCH = 20
 RENAME_MEMORY = 30.0
+# URIs already reported as ignored (each is logged once), forgotten past this many.
+IGNORED_MEMORY = 1000
 STRICT_ENV = "ECHOES_LSP_STRICT"
 # The start of every message that reports an unexpected failure (a bug) to the person.
 INTERNAL_ERROR = "echoes-lsp internal error"
+
+
+async def sliced(steps: Steps[T]) -> T:
+    """Run a sliced computation (a generator that yields between slices of its work, such as
+    `link_targets.page_search`) on the event loop, letting other requests in after each slice.
+    What a slice made (the page catalog, as long-lived as the model) is moved out of the
+    collector's sight, as indexing does, so that no collection walks it in a later slice."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        gc.freeze()
+        await asyncio.sleep(0)
 
 
 class Renames:
@@ -142,6 +161,7 @@ class EchoesServer(LanguageServer):
         self.scheduler = Scheduler(self.report_failure)
         self.save_safety = SaveSafety()
         self.large_documents = LargeDocuments(self, self.scheduler)
+        self._ignored: Set[str] = set()  # URIs already logged as ignored
 
     def report_failure(
         self, what: str, error: Optional[BaseException] = None, show: bool = True
@@ -200,8 +220,9 @@ class EchoesServer(LanguageServer):
         return list(self._folders.values())
 
     def folder_for_path(self, path: Optional[str], create: bool = True) -> Optional[Folder]:
-        """The vault holding `path`, loading it on first use."""
-        if not path:
+        """The vault holding `path`, loading it on first use. Only a vault the path names
+        lies in is loaded: never one that a symbolic link on the way leads to."""
+        if not path or "\x00" in path or not is_text(path):
             return None
         for workspace, folder in self._folders.items():
             if path == workspace or in_vault(folder, path):
@@ -211,13 +232,23 @@ class EchoesServer(LanguageServer):
         found = find_workspace(path)
         if found is None:
             return None
-        folder = self.add_folder(found)
-        if path != folder.workspace and not in_vault(folder, path):
+        root = os.path.join(found, rules.VAULT_DIR)
+        if path != found and path != root and not path.startswith(root + os.sep):
             return None
-        return folder
+        return self.add_folder(found)
 
     def folder_for_uri(self, uri: str) -> Optional[Folder]:
         return self.folder_for_path(uri_to_path(uri))
+
+    def ignore(self, uri: str, reason: str) -> None:
+        """Log, once per URI, that a URI the client sent was ignored and why."""
+        if uri in self._ignored:
+            return
+        if len(self._ignored) >= IGNORED_MEMORY:
+            self._ignored.clear()
+        self._ignored.add(uri)
+        shown = repr(uri if len(uri) <= 300 else uri[:300] + "…")
+        self.log(f"echoes-lsp ignored {shown}: {reason}")
 
     def add_folder(self, workspace: str) -> Folder:
         """The folder of `workspace`, its vault listed now and parsed in the background."""
@@ -229,6 +260,12 @@ class EchoesServer(LanguageServer):
         vault.load()
         folder = Folder(workspace, vault)
         self._folders[workspace] = folder
+        if vault.linked is not None:
+            self.show(
+                f"{vault.read_only_reason}: the vault is read-only"
+                + (", and nothing in it is read" if vault.reads_nothing else ""),
+                types.MessageType.Warning,
+            )
         self.scheduler.spawn(self.finish_loading(folder))
         return folder
 
@@ -292,11 +329,14 @@ class EchoesServer(LanguageServer):
         return documents.get(uri) or documents.get(unquote(uri))
 
     def open_uris(self) -> List[str]:
-        """URIs of open documents, in the quoted form this server publishes."""
+        """URIs of the open documents that lie in a loaded vault, in the quoted form this server
+        publishes: the documents it analyses (others, Markdown elsewhere, are left alone)."""
         uris = []
         for key in list(self.workspace.text_documents):
             path = uri_to_path(key)
-            uris.append(path_to_uri(path) if path else key)
+            folder = self.folder_for_path(path, create=False)
+            if path is not None and folder is not None and folder.vault.confines(path):
+                uris.append(path_to_uri(path))
         return uris
 
     def document_text(self, uri: str) -> Optional[str]:
@@ -320,15 +360,16 @@ class EchoesServer(LanguageServer):
         folder = self.folder_for_path(path)
         if folder is None or path is None:
             return []
-        results = diagnose(folder.vault, path) if folder.vault.entries.get(path) else []
-        if not folder.writable and self.document_text(uri) is not None:
-            marker = marker_finding(folder.vault)
-            if marker is not None:
-                results.append(
-                    Finding(marker.code, marker.message, 0, 0, 0, 0)
-                    if folder.vault.rel(path) != rules.MARKER_NAME
-                    else marker
-                )
+        vault = folder.vault
+        results = diagnose(vault, path) if vault.entries.get(path) else []
+        reason = read_only_finding(vault) if not vault.writable else None
+        if reason is not None and path == vault.root and vault.reads_nothing:
+            results.append(reason)  # a linked vault, in the workspace's report
+        elif reason is not None and self.document_text(uri) is not None:
+            on_marker = reason.code == "EV700" and vault.rel(path) == rules.MARKER_NAME
+            results.append(
+                reason if on_marker else Finding(reason.code, reason.message, 0, 0, 0, 0)
+            )
         document = self.open_document(uri)
         hidden = hidden_bom_finding(folder.vault, path, document.source) if document else None
         if hidden is not None:
@@ -461,7 +502,7 @@ class EchoesServer(LanguageServer):
     ) -> Any:
         """Run the project runtime off the event loop. Failures become LSP errors and a message."""
         if mutating and not folder.writable and args[0] not in ("init", "migrate"):
-            message = f"EchoesVault is read-only here: {folder.vault.marker.problem}"
+            message = f"EchoesVault is read-only here: {folder.vault.read_only_reason}"
             self.show(message, types.MessageType.Warning)
             raise shown(request_failed(message, {"code": "read-only"}))
         try:

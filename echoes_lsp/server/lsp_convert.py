@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from typing import Callable, List, Optional, Sequence
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -23,13 +24,47 @@ LSP_SEVERITY = {
 }
 
 
-def uri_to_path(uri: str) -> Optional[str]:
-    if not uri.startswith("file:"):
-        return None
+def is_text(text: str) -> bool:
+    """Whether `text` is Unicode text that can be written as UTF-8: JSON can carry lone
+    surrogates (`"\\ud800"`), which neither a file name nor a file can hold."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def uri_problem(uri: str) -> Optional[str]:
+    """Why a URI from the client names no local file this server may read, or None. Such a URI
+    is ignored wherever it comes: a path holding NUL or an undecodable byte would make every
+    later look at the disk fail."""
+    scheme, colon, _rest = uri.partition(":")
+    if not colon or scheme.lower() != "file":
+        return "not a file: URI"
+    try:
+        decoded = unquote(uri, errors="strict")
+    except UnicodeDecodeError:
+        return "it holds a %-escape that is not UTF-8 text"
+    if "\x00" in decoded:
+        return "it holds a NUL byte"
+    if not is_text(decoded):
+        return "it holds a lone surrogate, which no file name can hold"
     try:
         path = to_fs_path(uri)
-    except Exception:  # a malformed URI is just not a vault file
+    except Exception:  # a URI that does not parse
+        return "it cannot be read as a file path"
+    if not path or not os.path.isabs(path):
+        return "it names no absolute path"
+    return None
+
+
+def uri_to_path(uri: str) -> Optional[str]:
+    """The absolute path a `file:` URI names; None for any URI with a `uri_problem`."""
+    if uri_problem(uri) is not None:
         return None
+    path = to_fs_path(uri)
     return os.path.abspath(path) if path else None
 
 

@@ -61,8 +61,27 @@ def reanalyse(ls: EchoesServer, folder: Folder, uri: str, path: str) -> None:
 
 
 def disk_event(ls: EchoesServer, folder: Folder, path: str, deleted: bool) -> None:
-    """A change made outside the editor (agents, git, Obsidian) or by a file operation."""
+    """A change made outside the editor (agents, git, Obsidian) or by a file operation. The
+    disk has the last word: a path reported deleted that is still there is looked at again,
+    and a folder is compared with the disk file by file, so that a client's notification
+    naming `pages/` forgets no page that still exists."""
     path = os.path.abspath(path)
+    vault = folder.vault
+    if deleted and os.path.lexists(path):
+        deleted = False
+    if os.path.isdir(path) and not os.path.islink(path):
+        changes = vault.stat_changes(path)
+    elif deleted and path not in vault.entries:
+        inside = path.rstrip(os.sep) + os.sep  # a folder that is gone, with its files
+        changes = [(known, True) for known in vault.entries if known.startswith(inside)]
+    else:
+        changes = [(path, deleted)]
+    for changed, gone in changes:
+        file_event(ls, folder, changed, gone)
+
+
+def file_event(ls: EchoesServer, folder: Folder, path: str, deleted: bool) -> None:
+    """One file created, changed or deleted on the disk."""
     uri = path_to_uri(path)
     is_open = ls.open_document(uri) is not None
     changed: Set[str] = set()
@@ -73,8 +92,6 @@ def disk_event(ls: EchoesServer, folder: Folder, path: str, deleted: bool) -> No
         if reopened is not None:
             changed |= reopened
             recheck.append(path)
-    elif os.path.isdir(path):
-        changed = folder.vault.update(path)
     elif is_open:
         if changed_under_buffer(ls, folder, uri, path):
             recheck.append(path)

@@ -23,7 +23,7 @@ class Folder:
 
     @property
     def writable(self) -> bool:
-        return self.vault.marker.writable
+        return self.vault.writable
 
     def follow_lenses(self, listener: Callable[[Optional[str]], None]) -> bool:
         """Have `listener` hear every change of this vault's files, once: False when code-lens
@@ -37,7 +37,9 @@ class Folder:
     def status(self) -> Dict[str, Any]:
         """The `echoes/statusChanged` notification for this workspace."""
         vault = self.vault
-        if not vault.marker.present:
+        if vault.linked is not None:
+            integrity = "read-only"
+        elif not vault.marker.present:
             integrity = "uninitialized"
         elif not vault.marker.writable:
             integrity = "read-only"

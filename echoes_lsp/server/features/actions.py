@@ -86,7 +86,7 @@ def command_action(
     title = rules.mask_secrets(title)
     if not folder.writable:
         disabled = types.CodeActionDisabled(
-            reason=f"read-only vault: {folder.vault.marker.problem}"
+            reason=f"read-only vault: {folder.vault.read_only_reason}"
         )
     return types.CodeAction(
         title=title,

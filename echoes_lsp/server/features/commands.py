@@ -96,7 +96,7 @@ def page_to_save(ls: EchoesServer, uri: str) -> Tuple[Folder, str, str]:
     """The vault, path and buffer text of the open page a checked save writes."""
     located = locate(ls, uri)
     if located is None:
-        raise request_failed(f"{uri} is not inside an EchoesVault")
+        raise request_failed(f"{uri!r} is not inside an EchoesVault")
     folder, path = located
     if not folder.vault.is_page(path):
         raise request_failed("only knowledge pages (EchoesVault/pages/*.md) are saved this way")
@@ -315,10 +315,12 @@ async def create(ls: EchoesServer, *args: Any) -> Any:
 
 async def show_disk(ls: EchoesServer, *args: Any) -> Any:
     opts = options(args)
-    uri = text_arg(opts, "uri")
-    path = uri_to_path(uri or "")
+    uri = text_arg(opts, "uri") or ""
+    # Only a file of a vault: never any file the client names.
+    located = locate(ls, uri)
+    path = located[1] if located is not None else None
     if not path or not os.path.isfile(path):
-        raise request_failed(f"{uri} does not exist on disk")
+        raise request_failed(f"{uri!r} is not a file of an EchoesVault on disk")
     data, error = read_bytes(path)
     if data is None:
         raise request_failed(f"{uri} {error}")

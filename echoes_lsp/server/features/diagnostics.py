@@ -5,18 +5,17 @@ used when the client supports it and can be asked to pull again; otherwise the s
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import List
 
 from lsprotocol import types
 
-from ...engine.findings import checked_paths, marker_finding
-from ...runtime import echoes_vault as rules
+from ...engine.findings import checked_paths, vault_findings
 from ..echoes_server import EchoesServer
 from ..lsp_convert import path_to_uri
 from ..model_sync import apply_pending
 from ..vault_folder import Folder
 from . import Feature
+from .document_context import locate
 
 # Files a workspace diagnostic report diagnoses between two turns of the event loop.
 WORKSPACE_STEP = 50
@@ -38,6 +37,8 @@ def choose_pull_or_push(ls: EchoesServer, caps: types.ClientCapabilities) -> Non
 async def document_diagnostic(
     ls: EchoesServer, params: types.DocumentDiagnosticParams
 ) -> types.RelatedFullDocumentDiagnosticReport:
+    if locate(ls, params.text_document.uri) is None:
+        return types.RelatedFullDocumentDiagnosticReport(items=[])
     apply_pending(ls, params.text_document.uri)
     items = await ls.diagnostics_async(params.text_document.uri)
     return types.RelatedFullDocumentDiagnosticReport(items=items)
@@ -61,14 +62,13 @@ async def folder_reports(
     """The reports of one vault's files that have diagnostics or are open."""
     vault = folder.vault
     paths = checked_paths(vault)
-    marker = os.path.join(vault.root, rules.MARKER_NAME)
-    if marker_finding(vault) is not None:
-        paths.append(marker)
+    whole = list(vault_findings(vault))  # the marker, or a linked vault
+    paths.extend(whole)
     items: List[types.WorkspaceDocumentDiagnosticReport] = []
     for count, path in enumerate(paths, 1):
         if count % WORKSPACE_STEP == 0:
             await asyncio.sleep(0)
-        if path != marker and path not in vault.entries:
+        if path not in whole and path not in vault.entries:
             continue  # removed while the report was being made
         uri = path_to_uri(path)
         diagnostics = ls.diagnostics(uri)

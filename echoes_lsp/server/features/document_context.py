@@ -16,18 +16,29 @@ from ...engine.link_targets import Place, structure_for
 from ...engine.markdown import Link, Structure
 from ...engine.vault import Entry, Vault, read_text
 from ..echoes_server import EchoesServer
-from ..lsp_convert import Columns, make_range, path_to_uri, uri_to_path
+from ..lsp_convert import Columns, make_range, path_to_uri, uri_problem, uri_to_path
 from ..vault_folder import Folder
 
 # How long a request waits for the vault's background indexing before parsing the rest itself.
 INDEX_WAIT = 10.0
 
 
-def locate(ls: EchoesServer, uri: str) -> Optional[Tuple[Folder, str]]:
-    """The vault and path of a document, or None for a document outside every vault."""
+def locate(ls: EchoesServer, uri: str, create: bool = True) -> Optional[Tuple[Folder, str]]:
+    """The vault and path of a file a client names by URI, or None, with one log line per URI
+    saying why: the URI names no local file (`uri_problem`), the path lies in no vault, or a
+    folder on its way is a symbolic link that leads out of the vault. Every handler takes the
+    URIs it is sent through here, so none of them is kept or read."""
+    problem = uri_problem(uri)
+    if problem is not None:
+        ls.ignore(uri, problem)
+        return None
     path = uri_to_path(uri)
-    folder = ls.folder_for_path(path)
+    folder = ls.folder_for_path(path, create)
     if folder is None or path is None:
+        ls.ignore(uri, "it is not in an EchoesVault/ folder")
+        return None
+    if not folder.vault.confines(path):
+        ls.ignore(uri, "a symbolic link on its way leads out of the vault")
         return None
     return folder, path
 

@@ -11,7 +11,6 @@ from lsprotocol import types
 from ...runtime import echoes_vault as rules
 from .. import hydrate_on_save
 from ..echoes_server import EchoesServer
-from ..lsp_convert import uri_to_path
 from ..model_sync import apply_now, reanalyse, resync
 from ..vault_folder import Folder
 from . import Feature
@@ -24,7 +23,9 @@ def did_open(ls: EchoesServer, params: types.DidOpenTextDocumentParams) -> None:
     if located is None:
         return
     folder, path = located
-    text = rules.normalize_newlines(params.text_document.text)
+    text = ls.document_text(uri)  # as the buffer holds it: Unicode text (see `buffers`)
+    if text is None:
+        return
     ls.save_safety.opened(uri, path, text)
     if ls.large_documents.is_large(uri):
         ls.large_documents.refresh(folder, uri, path)
@@ -82,10 +83,10 @@ def did_close(ls: EchoesServer, params: types.DidCloseTextDocumentParams) -> Non
     uri = params.text_document.uri
     ls.scheduler.cancel(uri)
     ls.save_safety.closed(uri)
-    path = uri_to_path(uri)
-    folder = ls.folder_for_path(path, create=False)
-    if folder is None or path is None:
+    located = locate(ls, uri, create=False)
+    if located is None:
         return
+    folder, path = located
     changed = folder.vault.close(path)
     ls.clear_diagnostics(uri)
     ls.after_change(folder, changed)

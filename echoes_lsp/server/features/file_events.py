@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 
 from lsprotocol import types
 
 from ..echoes_server import EchoesServer
-from ..lsp_convert import uri_to_path
-from ..model_sync import disk_event
+from ..model_sync import disk_event, file_event
 from . import Feature
+from .document_context import locate
 
 log = logging.getLogger("echoes_lsp")
 VAULT_GLOB = "**/EchoesVault/**"
@@ -32,37 +33,48 @@ POLL_OFF_RECHECK = 5.0
 
 def did_change_watched(ls: EchoesServer, params: types.DidChangeWatchedFilesParams) -> None:
     for event in params.changes:
-        path = uri_to_path(event.uri)
-        folder = ls.folder_for_path(path, create=False)
-        if folder is None or path is None:
-            continue
-        disk_event(ls, folder, path, deleted=event.type == types.FileChangeType.Deleted)
+        located = locate(ls, event.uri, create=False)
+        if located is not None:
+            folder, path = located
+            disk_event(ls, folder, path, deleted=event.type == types.FileChangeType.Deleted)
 
 
 def did_create_files(ls: EchoesServer, params: types.CreateFilesParams) -> None:
     for item in params.files:
-        path = uri_to_path(item.uri)
-        folder = ls.folder_for_path(path)
-        if folder is not None and path is not None:
-            disk_event(ls, folder, path, deleted=False)
+        located = locate(ls, item.uri, create=False)
+        if located is not None:
+            disk_event(ls, *located, deleted=False)
 
 
 def did_delete_files(ls: EchoesServer, params: types.DeleteFilesParams) -> None:
     for item in params.files:
-        path = uri_to_path(item.uri)
-        folder = ls.folder_for_path(path, create=False)
-        if folder is not None and path is not None:
-            disk_event(ls, folder, path, deleted=True)
+        located = locate(ls, item.uri, create=False)
+        if located is not None:
+            disk_event(ls, *located, deleted=True)
 
 
 def did_rename_files(ls: EchoesServer, params: types.RenameFilesParams) -> None:
     for item in params.files:
-        old = uri_to_path(item.old_uri)
-        new = uri_to_path(item.new_uri)
-        for path, deleted in ((old, True), (new, False)):
-            folder = ls.folder_for_path(path, create=not deleted)
-            if folder is not None and path is not None:
-                disk_event(ls, folder, path, deleted=deleted)
+        old = locate(ls, item.old_uri, create=False)
+        new = locate(ls, item.new_uri, create=False)
+        if old is not None:
+            folder, path = old
+            if new is not None and same_file(path, new[1]):
+                # A change of case on a file system that ignores case: the old name is gone
+                # from the model, though the disk still answers to it.
+                file_event(ls, folder, path, deleted=True)
+            else:
+                disk_event(ls, folder, path, deleted=True)
+        if new is not None:
+            disk_event(ls, *new, deleted=False)
+
+
+def same_file(one: str, other: str) -> bool:
+    """Whether two different paths name the same file on the disk."""
+    try:
+        return one != other and os.path.samefile(one, other)
+    except OSError:
+        return False
 
 
 def poll_interval(ls: EchoesServer, watching: bool) -> float:

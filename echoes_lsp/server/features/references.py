@@ -110,8 +110,9 @@ async def code_lenses(
 
 async def on_code_lens(ls: EchoesServer, params: types.CodeLensParams) -> Any:
     located = locate(ls, params.text_document.uri)
-    if located is not None:
-        follow_lenses(ls, located[0])
+    if located is None:
+        return None
+    follow_lenses(ls, located[0])
     return await code_lenses(ls, params)
 
 

@@ -30,6 +30,7 @@ from .document_context import (
     VaultDocument,
     file_uri,
     load_document,
+    locate,
     wait_for_index,
 )
 
@@ -207,13 +208,11 @@ def stem_after_move(ls: EchoesServer, vault: Vault, page: Entry, new: str) -> Op
 async def moved_page_changes(ls: EchoesServer, ranges: Ranges, item: types.FileRename) -> Changes:
     """The link edits one file rename of the editor needs (none for a rename this server asked
     for, or for a file that is not a page)."""
-    old = uri_to_path(item.old_uri)
+    located = locate(ls, item.old_uri, create=False)
     new = uri_to_path(item.new_uri)
-    if old is None or new is None or ls.renames.claim(old, new):
+    if located is None or new is None or ls.renames.claim(located[1], new):
         return {}
-    folder = ls.folder_for_path(old, create=False)
-    if folder is None:
-        return {}
+    folder, old = located
     await wait_for_index(folder)
     page = folder.vault.entry(old)
     if page is None or page.kind != PAGE:

@@ -8,8 +8,8 @@ from typing import List, Optional, Sequence, Union
 
 from lsprotocol import types
 
-from ...engine.link_targets import Section, outline, search_pages
-from ..echoes_server import EchoesServer
+from ...engine.link_targets import Section, outline, page_search
+from ..echoes_server import EchoesServer, sliced
 from ..lsp_convert import make_range
 from . import Feature
 from .document_context import file_uri, load_document
@@ -94,7 +94,8 @@ async def workspace_symbols(
                 await asyncio.wait_for(folder.loaded.wait(), SYMBOL_WAIT)
             except asyncio.TimeoutError:
                 pass
-    cards = search_pages([folder.vault for folder in folders], params.query or "")
+    # Sliced: a long query over a large vault never holds other requests for long.
+    cards = await sliced(page_search([folder.vault for folder in folders], params.query or ""))
     tags = bool(ls.capability("workspace.symbol.tag_support"))
     return [
         types.SymbolInformation(
