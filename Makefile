@@ -20,10 +20,12 @@ demo: $(STAMP)
 
 # `make test` leaves out the suites that drive a real editor (minutes each); each has its own
 # target, and `.ci/run` runs them after `make test`. A new editor suite joins EDITOR_SUITES.
+# The rest runs in TEST_WORKERS processes (pytest-xdist), each module's tests in one of them.
 EDITOR_SUITES := tests/nvim
+TEST_WORKERS ?= 2
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q $(addprefix --ignore=,$(EDITOR_SUITES))
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(addprefix --ignore=,$(EDITOR_SUITES))
 
 # Headless Neovim against the real server (tests/nvim).
 test-nvim: $(STAMP)
