@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-e2e lint lint-workflows format bench vsix dist clean docs
+.PHONY: demo test test-nvim test-e2e lint lint-workflows format bench vsix dist clean docs
 
 # The install's output (pip's and the build backend's) goes to a log, shown in full on failure.
 $(STAMP): pyproject.toml
@@ -18,8 +18,18 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	@$(BIN)/python examples/demo.py
 
+# `make test` leaves out the suites that drive a real editor (minutes each); each has its own
+# target, and `.ci/run` runs them after `make test`. A new editor suite joins EDITOR_SUITES.
+# The rest runs in TEST_WORKERS processes (pytest-xdist), each module's tests in one of them.
+EDITOR_SUITES := tests/nvim
+TEST_WORKERS ?= 2
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(addprefix --ignore=,$(EDITOR_SUITES))
+
+# Headless Neovim against the real server (tests/nvim).
+test-nvim: $(STAMP)
+	$(BIN)/python -m pytest -q tests/nvim
 
 # The documentation site: warnings are errors, every local link and reference is checked (-n).
 DOCS_STAMP := $(VENV)/.docs-installed

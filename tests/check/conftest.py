@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 import pytest
 
@@ -68,6 +68,36 @@ def run_check(
     )
     assert "Traceback" not in decoded.stderr, decoded.stderr
     return decoded
+
+
+CheckRun = Callable[..., subprocess.CompletedProcess]
+
+
+@pytest.fixture
+def check_here(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> CheckRun:
+    """`run_check` without a new interpreter: the command's own `check_command.run` in this
+    process, in `cwd`, with exactly the environment `env` (default `base_env()`), its output
+    read at the file descriptors. For tests of what a report looks like; a test of how the
+    process starts, reads standard input or exits stays with `run_check`."""
+    from echoes_lsp import check_command
+
+    def run(
+        *args: str, cwd: Path, env: Optional[Dict[str, str]] = None
+    ) -> subprocess.CompletedProcess:
+        wanted = env if env is not None else base_env()
+        capfd.readouterr()
+        with monkeypatch.context() as patch:
+            patch.chdir(cwd)
+            for key in set(os.environ) - set(wanted):
+                patch.delenv(key)
+            for key, value in wanted.items():
+                patch.setenv(key, value)
+            code = check_command.run(list(args))
+            out, err = capfd.readouterr()
+        assert "Traceback" not in err, err
+        return subprocess.CompletedProcess(["echoes-lsp", "check", *args], code, out, err)
+
+    return run
 
 
 def normalise(text: str) -> str:

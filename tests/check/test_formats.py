@@ -1,4 +1,7 @@
-"""Output formats: text snapshot, concise, GitHub annotations, JSON and SARIF against schemas."""
+"""Output formats: text snapshot, concise, GitHub annotations, JSON and SARIF against schemas.
+
+The snapshot runs the real command; the other tests look at what a report says, so they run the
+command's code in this process (`check_here`)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from .conftest import HERE, base_env, codes_of, json_report, normalise, run_check, schema
+from .conftest import HERE, CheckRun, base_env, codes_of, normalise, run_check, schema
 
 SNAPSHOT = HERE / "snapshots" / "check-vault.txt"
 
@@ -18,6 +21,12 @@ EXPECTED_CODES = {
     "EV100", "EV101", "EV102", "EV103", "EV104", "EV105", "EV200", "EV201", "EV300", "EV301",
     "EV302", "EV303", "EV310", "EV311", "EV400", "EV401", "EV500", "EV502", "EV504", "EV600",
 }  # fmt: skip
+
+
+def report_of(check_here: CheckRun, cwd: Path) -> dict:
+    process = check_here("--format", "json", cwd=cwd)
+    assert process.returncode == 1, process.stderr
+    return json.loads(process.stdout)
 
 
 def test_text_output_matches_snapshot(workspace: Path) -> None:
@@ -33,8 +42,8 @@ def test_text_output_matches_snapshot(workspace: Path) -> None:
     assert "\x1b[" not in process.stdout
 
 
-def test_text_output_has_frames_carets_and_summary(workspace: Path) -> None:
-    out = run_check(cwd=workspace).stdout
+def test_text_output_has_frames_carets_and_summary(workspace: Path, check_here: CheckRun) -> None:
+    out = check_here(cwd=workspace).stdout
     header = (
         "EchoesVault/pages/auth-architecture.md:11:66: EV300 no page named `audit-trail` in pages/"
     )
@@ -55,8 +64,10 @@ def test_text_output_has_frames_carets_and_summary(workspace: Path) -> None:
     ), last
 
 
-def test_wide_characters_and_tabs_keep_carets_aligned(workspace: Path) -> None:
-    out = run_check(
+def test_wide_characters_and_tabs_keep_carets_aligned(
+    workspace: Path, check_here: CheckRun
+) -> None:
+    out = check_here(
         "--select", "EV300", "EchoesVault/pages/auth-architecture.md", cwd=workspace
     ).stdout
     lines = out.split("\n")
@@ -72,21 +83,21 @@ def test_wide_characters_and_tabs_keep_carets_aligned(workspace: Path) -> None:
     assert carets[1].index("^") - gutter == len(prefix) + 4
 
 
-def test_colour_only_when_forced_or_tty(workspace: Path) -> None:
-    plain = run_check(cwd=workspace, env=base_env()).stdout
+def test_colour_only_when_forced_or_tty(workspace: Path, check_here: CheckRun) -> None:
+    plain = check_here(cwd=workspace, env=base_env()).stdout
     assert "\x1b[" not in plain
     env = base_env(FORCE_COLOR="1")
     del env["NO_COLOR"]
-    forced = run_check(cwd=workspace, env=env).stdout
+    forced = check_here(cwd=workspace, env=env).stdout
     assert "\x1b[1;31mEV100\x1b[0m" in forced
-    both = run_check(cwd=workspace, env=base_env(FORCE_COLOR="1")).stdout
+    both = check_here(cwd=workspace, env=base_env(FORCE_COLOR="1")).stdout
     assert "\x1b[" not in both  # NO_COLOR wins
 
 
-def test_concise_is_one_line_per_diagnostic(workspace: Path) -> None:
-    process = run_check("--format", "concise", cwd=workspace)
+def test_concise_is_one_line_per_diagnostic(workspace: Path, check_here: CheckRun) -> None:
+    process = check_here("--format", "concise", cwd=workspace)
     lines = process.stdout.splitlines()
-    report = json_report(cwd=workspace)
+    report = report_of(check_here, workspace)
     assert len(lines) == len(report["diagnostics"]) == 27
     assert lines[0] == (
         "EchoesVault/daily/2026-01-15.md:1:1: EV504 [warning] legacy shared daily file: new "
@@ -97,8 +108,8 @@ def test_concise_is_one_line_per_diagnostic(workspace: Path) -> None:
     )
 
 
-def test_github_annotations(workspace: Path) -> None:
-    process = run_check("--format", "github", cwd=workspace)
+def test_github_annotations(workspace: Path, check_here: CheckRun) -> None:
+    process = check_here("--format", "github", cwd=workspace)
     assert process.returncode == 1
     lines = process.stdout.splitlines()
     assert (
@@ -119,15 +130,15 @@ def test_github_annotations(workspace: Path) -> None:
     )
 
 
-def test_github_escapes_commas_and_newlines(workspace: Path) -> None:
+def test_github_escapes_commas_and_newlines(workspace: Path, check_here: CheckRun) -> None:
     page = workspace / "EchoesVault" / "pages" / "a,b.md"
     page.write_text("no frontmatter\n", encoding="utf-8")
-    out = run_check("--format", "github", "--select", "EV100", str(page), cwd=workspace).stdout
+    out = check_here("--format", "github", "--select", "EV100", str(page), cwd=workspace).stdout
     assert out.startswith("::error file=EchoesVault/pages/a%2Cb.md,line=1,")
 
 
-def test_json_validates_and_exposes_exact_ranges(workspace: Path) -> None:
-    report = json_report(cwd=workspace)
+def test_json_validates_and_exposes_exact_ranges(workspace: Path, check_here: CheckRun) -> None:
+    report = report_of(check_here, workspace)
     jsonschema.Draft202012Validator(schema("check-report.schema.json")).validate(report)
     assert set(codes_of(report)) == EXPECTED_CODES
     link = next(
@@ -144,15 +155,15 @@ def test_json_validates_and_exposes_exact_ranges(workspace: Path) -> None:
     assert (multi["line"], multi["column"], multi["endLine"], multi["endColumn"]) == (5, 10, 7, 13)
 
 
-def test_json_schema_rejects_a_broken_report(workspace: Path) -> None:
-    report = json_report(cwd=workspace)
+def test_json_schema_rejects_a_broken_report(workspace: Path, check_here: CheckRun) -> None:
+    report = report_of(check_here, workspace)
     report["diagnostics"][0]["line"] = 0
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(schema("check-report.schema.json")).validate(report)
 
 
-def test_sarif_validates_against_the_official_schema(workspace: Path) -> None:
-    process = run_check("--format", "sarif", cwd=workspace)
+def test_sarif_validates_against_the_official_schema(workspace: Path, check_here: CheckRun) -> None:
+    process = check_here("--format", "sarif", cwd=workspace)
     assert process.returncode == 1
     document = json.loads(process.stdout)
     validator = jsonschema.Draft4Validator(
@@ -193,8 +204,8 @@ def test_sarif_validates_against_the_official_schema(workspace: Path) -> None:
     assert len(run["results"]) == 27
 
 
-def test_sarif_schema_catches_a_broken_document(workspace: Path) -> None:
-    document = json.loads(run_check("--format", "sarif", cwd=workspace).stdout)
+def test_sarif_schema_catches_a_broken_document(workspace: Path, check_here: CheckRun) -> None:
+    document = json.loads(check_here("--format", "sarif", cwd=workspace).stdout)
     document["runs"][0]["results"][0]["level"] = "fatal"
     validator = jsonschema.Draft4Validator(schema("sarif-schema-2.1.0.json"))
     assert list(validator.iter_errors(document))

@@ -1,5 +1,8 @@
 """`echoes-lsp check` never prints a credential: code frames mask it in place (same columns), the
-kind is named, and every format and `--stdin-filename` behave alike (issue 12, item 1)."""
+kind is named, and every format and `--stdin-filename` behave alike (issue 12, item 1).
+
+What each format prints is read from the command's code run in this process (`check_here`);
+standard input goes through the real command."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import pytest
 
 from tests.runtime.test_s17_secrets import SHAPES
 
-from .conftest import run_check, write_page
+from .conftest import CheckRun, run_check, write_page
 
 TOKEN = SHAPES["GitHub token"]
 URI = SHAPES["credential URI"]
@@ -21,9 +24,9 @@ def _pieces() -> list:
 
 
 @pytest.mark.parametrize("fmt", ["text", "concise", "json", "github", "sarif"])
-def test_no_format_prints_the_value(clean_workspace: Path, fmt: str) -> None:
+def test_no_format_prints_the_value(clean_workspace: Path, check_here: CheckRun, fmt: str) -> None:
     write_page(clean_workspace / "EchoesVault", "creds", "Where the deploy key is.", f"\n{LINE}\n")
-    process = run_check("--format", fmt, cwd=clean_workspace)
+    process = check_here("--format", fmt, cwd=clean_workspace)
     assert process.returncode == 1, process.stdout + process.stderr
     output = process.stdout + process.stderr
     assert "EV600" in output
@@ -31,9 +34,11 @@ def test_no_format_prints_the_value(clean_workspace: Path, fmt: str) -> None:
         assert piece not in output, (fmt, piece)
 
 
-def test_the_code_frame_keeps_position_and_kind(clean_workspace: Path) -> None:
+def test_the_code_frame_keeps_position_and_kind(
+    clean_workspace: Path, check_here: CheckRun
+) -> None:
     write_page(clean_workspace / "EchoesVault", "creds", "Where the deploy key is.", f"\n{LINE}\n")
-    process = run_check(cwd=clean_workspace)
+    process = check_here(cwd=clean_workspace)
     text = process.stdout
     assert "credential-shaped text: GitHub token" in text
     credential = URI.rsplit("/", 1)[0]  # the URI's path is not part of the credential
@@ -73,9 +78,9 @@ def test_stdin_buffer_is_masked_too(clean_workspace: Path) -> None:
     )
 
 
-def test_diff_previews_mask_the_value(clean_workspace: Path) -> None:
+def test_diff_previews_mask_the_value(clean_workspace: Path, check_here: CheckRun) -> None:
     """`--diff` shows the index a fix would write; a summary written by hand may hold a token."""
     write_page(clean_workspace / "EchoesVault", "creds", f"Deploy key {TOKEN} for CI.")
-    process = run_check("--diff", cwd=clean_workspace)
+    process = check_here("--diff", cwd=clean_workspace)
     assert "+- [[creds]]: Deploy key " + "*" * len(TOKEN) + " for CI." in process.stdout
     assert TOKEN not in process.stdout + process.stderr

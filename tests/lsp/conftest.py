@@ -1,21 +1,29 @@
-"""pytest-lsp fixtures: the real server over stdio, a fresh copy of a fixture vault per test.
+"""pytest-lsp fixtures: the real server over stdio on a copy of a fixture vault.
 
 Every test runs twice: with Neovim 0.11's capabilities (push diagnostics: Neovim cannot be asked to
 re-pull) and with VS Code's capabilities as current releases send them (pull diagnostics with
 refresh support), so both diagnostic paths run.
+
+Two ways to get a server: `session` starts one for the test alone, on a fresh copy of the vault;
+`shared` hands the test the one server its module shares per client kind (`shared_client`, on the
+module's `shared_workspace`). A shared test may only read: its documents are closed when it ends,
+and it fails if it changed a file under the workspace or the server reported a bug of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, AsyncIterator, Callable, Dict, List, Optional, Set, Tuple, Union
 
 import pytest
+import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import (
@@ -77,6 +85,7 @@ class Session:
         self.workspace = workspace
         self.kind = kind
         self.versions: Dict[str, int] = {}
+        self.opened: Set[str] = set()
 
     @property
     def pull(self) -> bool:
@@ -90,6 +99,7 @@ class Session:
         if text is None:
             text = path.read_text(encoding="utf-8")
         self.versions[document] = 1
+        self.opened.add(document)
         self.client.text_document_did_open(
             types.DidOpenTextDocumentParams(
                 text_document=types.TextDocumentItem(
@@ -187,6 +197,20 @@ class Session:
             WAIT,
         )
         return list(result or [])
+
+    def close(self, document: str) -> None:
+        self.opened.discard(document)
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=document)
+            )
+        )
+
+    async def close_all(self) -> None:
+        """Close every document this session opened, and wait until the server has handled it."""
+        for document in sorted(self.opened):
+            self.close(document)
+        await self.alive()
 
     async def alive(self) -> None:
         """The server still answers requests."""
@@ -305,4 +329,70 @@ async def client(request: Any, lsp_client: LanguageClient, workspace: Path):
 
 @pytest.fixture
 def session(client: LanguageClient, workspace: Path) -> Session:
+    """A server of the test's own, on a fresh copy of the vault: for tests that may change it."""
     return Session(client, workspace, client.kind)  # type: ignore[attr-defined]
+
+
+# -- one server per module and client kind, for the tests that only read ---------------------------
+
+
+@pytest.fixture(scope="module")
+def shared_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The workspace of the module's shared server (a module may override it, module-scoped)."""
+    return copy_vault("lsp-vault", tmp_path_factory.mktemp("shared"))
+
+
+@pytest_lsp.fixture(scope="module", params=CLIENTS, config=SERVER)
+async def shared_client(request: Any, lsp_client: LanguageClient, shared_workspace: Path):
+    await start_session(lsp_client, shared_workspace, request.param)
+    lsp_client.kind = request.param  # type: ignore[attr-defined]
+    yield
+    await asyncio.wait_for(lsp_client.shutdown_session(), WAIT)
+    assert internal_errors(lsp_client) == []
+
+
+def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
+    """A test on the shared server runs in its module's event loop, where that server's client
+    lives (pytest-asyncio gives every other test a loop of its own)."""
+    for item in items:
+        if "shared_client" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.asyncio(loop_scope="module"), append=False)
+
+
+def disk_state(root: Path) -> Dict[str, Tuple[Any, ...]]:
+    """Every entry under `root`: its kind, and a regular file's SHA-256 (a FIFO is never opened,
+    as opening one that no one writes to blocks)."""
+    found: Dict[str, Tuple[Any, ...]] = {}
+    for path in sorted(root.rglob("*")):
+        info = path.lstat()
+        key = str(path.relative_to(root))
+        if stat.S_ISREG(info.st_mode):
+            found[key] = ("file", hashlib.sha256(path.read_bytes()).hexdigest())
+        else:
+            found[key] = (stat.S_IFMT(info.st_mode),)
+    return found
+
+
+def forget_records(client: LanguageClient) -> None:
+    """Drop what the shared client saw before this test, so a test sees only what it caused."""
+    client.diagnostics.clear()
+    client.messages.clear()
+    client.statuses.clear()  # type: ignore[attr-defined]
+    client.message_requests.clear()  # type: ignore[attr-defined]
+    client.message_answer = None  # type: ignore[attr-defined]
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def shared(shared_client: LanguageClient, shared_workspace: Path) -> AsyncIterator[Session]:
+    """The module's shared server, for a test that only reads: documents it opens are closed when
+    it ends, and it fails if a file under the workspace changed (a test that writes takes
+    `session`, a server of its own)."""
+    before = disk_state(shared_workspace)
+    forget_records(shared_client)
+    session = Session(shared_client, shared_workspace, shared_client.kind)  # type: ignore[attr-defined]
+    yield session
+    await session.close_all()
+    assert internal_errors(shared_client) == []
+    after = disk_state(shared_workspace)
+    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    assert not changed, f"a test on the shared server changed files: {changed}"

@@ -42,11 +42,11 @@ SOURCE = [
 ]
 
 
-async def test_conflict_fixes_come_before_the_source_actions(session: Session) -> None:
-    page = session.page("conflict.md")
-    document = session.open(page)
-    await session.diagnostics(document, lambda items: any(d.code == "EV400" for d in items))
-    found = await actions(session, document, types.Range(start=at(7), end=at(7)))
+async def test_conflict_fixes_come_before_the_source_actions(shared: Session) -> None:
+    page = shared.page("conflict.md")
+    document = shared.open(page)
+    await shared.diagnostics(document, lambda items: any(d.code == "EV400" for d in items))
+    found = await actions(shared, document, types.Range(start=at(7), end=at(7)))
     assert summary(found) == [
         ("Resolve conflict: keep ours", "quickfix"),
         ("Resolve conflict: keep theirs", "quickfix"),
@@ -56,19 +56,19 @@ async def test_conflict_fixes_come_before_the_source_actions(session: Session) -
     ours = found[0].edit.changes[document][0]
     assert ours.new_text == "" or "Their version." not in ours.new_text
     # Outside the conflict block: no conflict fixes.
-    assert summary(await actions(session, document, types.Range(start=at(1), end=at(1)))) == SOURCE
+    assert summary(await actions(shared, document, types.Range(start=at(1), end=at(1)))) == SOURCE
 
 
-async def test_a_selection_can_be_appended_and_only_filters_kinds(session: Session) -> None:
-    page = session.page("sessions.md")
+async def test_a_selection_can_be_appended_and_only_filters_kinds(shared: Session) -> None:
+    page = shared.page("sessions.md")
     text = page.read_text(encoding="utf-8")
-    document = session.open(page)
+    document = shared.open(page)
     line_text = text.split("\n")[10]
     assert line_text == "Used by [[auth]]."
     span = types.Range(
-        start=at(10, units(session, "Used by ")), end=at(10, units(session, "Used by [[auth]]"))
+        start=at(10, units(shared, "Used by ")), end=at(10, units(shared, "Used by [[auth]]"))
     )
-    found = await actions(session, document, span)
+    found = await actions(shared, document, span)
     append = found[-1]
     assert (append.title, append.kind) == (
         "Append the selection to a new scratchpad entry",
@@ -77,8 +77,8 @@ async def test_a_selection_can_be_appended_and_only_filters_kinds(session: Sessi
     assert append.command.command == "echoes.append"
     assert append.command.arguments[0]["entry"] == "[[auth]]"
     assert summary(found)[:-1] == SOURCE
-    assert summary(await actions(session, document, span, only=["source"])) == [
+    assert summary(await actions(shared, document, span, only=["source"])) == [
         *SOURCE[1:],
         ("Append the selection to a new scratchpad entry", "source.echoes.append"),
     ]
-    assert summary(await actions(session, document, span, only=["refactor"])) == SOURCE[:1]
+    assert summary(await actions(shared, document, span, only=["refactor"])) == SOURCE[:1]

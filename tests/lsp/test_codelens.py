@@ -24,26 +24,26 @@ def titles(found: Optional[Sequence[types.CodeLens]]) -> List[Any]:
     ]
 
 
-async def test_backlink_counts_on_titles(session: Session) -> None:
-    sessions = session.open(session.page("sessions.md"))
-    assert titles(await lenses(session, sessions)) == [(8, "2 backlinks")]  # auth.md, tokens.md
-    auth = session.open(session.page("auth.md"))
+async def test_backlink_counts_on_titles(shared: Session) -> None:
+    sessions = shared.open(shared.page("sessions.md"))
+    assert titles(await lenses(shared, sessions)) == [(8, "2 backlinks")]  # auth.md, tokens.md
+    auth = shared.open(shared.page("auth.md"))
     # sessions.md, legacy-auth.md, tokens.md and the daily entry.
-    assert titles(await lenses(session, auth)) == [(7, "4 backlinks")]
-    broken = session.open(session.page("broken.md"))
-    assert titles(await lenses(session, broken)) == [(6, "0 backlinks")]
-    legacy = session.open(session.page("legacy-auth.md"))
-    assert titles(await lenses(session, legacy)) == [(10, "1 backlink")]
+    assert titles(await lenses(shared, auth)) == [(7, "4 backlinks")]
+    broken = shared.open(shared.page("broken.md"))
+    assert titles(await lenses(shared, broken)) == [(6, "0 backlinks")]
+    legacy = shared.open(shared.page("legacy-auth.md"))
+    assert titles(await lenses(shared, legacy)) == [(10, "1 backlink")]
 
 
-async def test_lens_command_returns_the_references(session: Session) -> None:
-    uri = session.open(session.page("sessions.md"))
-    found = await lenses(session, uri)
+async def test_lens_command_returns_the_references(shared: Session) -> None:
+    uri = shared.open(shared.page("sessions.md"))
+    found = await lenses(shared, uri)
     assert found and found[0].command is not None
     command = found[0].command
     assert command.command == "echoes.references"
     assert list(command.arguments or []) == [{"uri": uri, "position": {"line": 8, "character": 0}}]
-    locations = await session.command(command.command, *(command.arguments or []))
+    locations = await shared.command(command.command, *(command.arguments or []))
     assert len(locations) == 7
     assert {location["uri"].rsplit("/", 1)[-1] for location in locations} == {
         "auth.md",
@@ -52,24 +52,24 @@ async def test_lens_command_returns_the_references(session: Session) -> None:
     assert all(set(location["range"]) == {"start", "end"} for location in locations)
 
 
-async def test_counts_follow_new_links(session: Session) -> None:
+async def test_counts_follow_new_links(shared: Session) -> None:
     refreshes: List[Any] = []
 
-    @session.client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    @shared.client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def refreshed(params: Any) -> None:
         refreshes.append(params)
 
-    uri = session.open(session.page("conflict.md"))
-    assert titles(await lenses(session, uri)) == [(0, "0 backlinks")]  # no title: first line
+    uri = shared.open(shared.page("conflict.md"))
+    assert titles(await lenses(shared, uri)) == [(0, "0 backlinks")]  # no title: first line
     text = PAGE_HEAD.format(summary="Draft.") + "Links to [[conflict]].\n"
-    session.open(session.page("draft.md"), text)
+    shared.open(shared.page("draft.md"), text)
 
     async def until_counted() -> None:
-        while titles(await lenses(session, uri)) != [(0, "1 backlink")]:
+        while titles(await lenses(shared, uri)) != [(0, "1 backlink")]:
             await asyncio.sleep(0.05)
 
     await asyncio.wait_for(until_counted(), WAIT)
-    if session.kind == "visual_studio_code":  # it can be asked to refresh its lenses
+    if shared.kind == "visual_studio_code":  # it can be asked to refresh its lenses
         await asyncio.wait_for(_until(lambda: bool(refreshes)), WAIT)
 
 
@@ -78,12 +78,12 @@ async def _until(condition: Any) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_no_lenses_outside_pages(session: Session) -> None:
-    daily = next((session.workspace / "EchoesVault" / "daily").rglob("*.md"))
-    assert not await lenses(session, session.open(daily))
-    assert not await lenses(session, session.page("nowhere.md").resolve().as_uri())
+async def test_no_lenses_outside_pages(shared: Session) -> None:
+    daily = next((shared.workspace / "EchoesVault" / "daily").rglob("*.md"))
+    assert not await lenses(shared, shared.open(daily))
+    assert not await lenses(shared, shared.page("nowhere.md").resolve().as_uri())
     try:
-        await session.command("echoes.references", {"uri": 3})
+        await shared.command("echoes.references", {"uri": 3})
     except Exception as error:
         assert "echoes.references" in str(error)
     else:

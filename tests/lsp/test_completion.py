@@ -39,17 +39,17 @@ def edit_of(entry: types.CompletionItem) -> types.TextEdit:
     return entry.text_edit
 
 
-async def test_page_names_after_double_bracket(session: Session) -> None:
+async def test_page_names_after_double_bracket(shared: Session) -> None:
     text = PAGE_HEAD.format(summary="Draft.") + "Naïve 🎫 see [[ses"
-    uri = session.open(session.page("draft.md"), text)
-    where = after(session, text, "[[ses")
-    result = await complete(session, uri, where, "[")
+    uri = shared.open(shared.page("draft.md"), text)
+    where = after(shared, text, "[[ses")
+    result = await complete(shared, uri, where, "[")
     assert result is not None
     assert labels(result.items)[0] == "sessions"
     sessions = item(result.items, "sessions")
     edit = edit_of(sessions)
     # Replaces what was typed after `[[` (in client units, past the emoji) and closes the link.
-    assert covered(session, text, edit.range) == "ses"
+    assert covered(shared, text, edit.range) == "ses"
     assert edit.range.end == where
     assert edit.new_text == "sessions]]"
     assert sessions.detail == "Session storage, token lifetime and rotation."
@@ -60,25 +60,25 @@ async def test_page_names_after_double_bracket(session: Session) -> None:
     assert "python" in sessions.documentation.value
 
 
-async def test_existing_closing_brackets_are_kept(session: Session) -> None:
+async def test_existing_closing_brackets_are_kept(shared: Session) -> None:
     text = PAGE_HEAD.format(summary="Draft.") + "See [[]] and [[au|Auth]]."
-    uri = session.open(session.page("draft.md"), text)
-    result = await complete(session, uri, after(session, text, "See [["), "[")
+    uri = shared.open(shared.page("draft.md"), text)
+    result = await complete(shared, uri, after(shared, text, "See [["), "[")
     assert result is not None
     edit = edit_of(item(result.items, "auth"))
     assert edit.new_text == "auth"  # the editor already closed the link
     # Completing inside an existing target replaces the whole name, keeping the alias.
-    result = await complete(session, uri, after(session, text, "[[a"))
+    result = await complete(shared, uri, after(shared, text, "[[a"))
     assert result is not None
     edit = edit_of(item(result.items, "auth"))
-    assert covered(session, text, edit.range) == "au"
+    assert covered(shared, text, edit.range) == "au"
     assert edit.new_text == "auth"
 
 
-async def test_deprecated_pages_are_tagged_and_sorted_last(session: Session) -> None:
+async def test_deprecated_pages_are_tagged_and_sorted_last(shared: Session) -> None:
     text = PAGE_HEAD.format(summary="Draft.") + "[[auth"
-    uri = session.open(session.page("draft.md"), text)
-    result = await complete(session, uri, after(session, text, "[[auth"))
+    uri = shared.open(shared.page("draft.md"), text)
+    result = await complete(shared, uri, after(shared, text, "[[auth"))
     assert result is not None
     names = labels(result.items)
     assert "auth" in names and "legacy-auth" in names
@@ -92,51 +92,51 @@ async def test_deprecated_pages_are_tagged_and_sorted_last(session: Session) -> 
     assert "Deprecated" in legacy.documentation.value
 
 
-async def test_summary_matches_rank_after_name_matches(session: Session) -> None:
+async def test_summary_matches_rank_after_name_matches(shared: Session) -> None:
     text = PAGE_HEAD.format(summary="Draft.") + "[[rotation"
-    uri = session.open(session.page("draft.md"), text)
-    result = await complete(session, uri, after(session, text, "[[rotation"))
+    uri = shared.open(shared.page("draft.md"), text)
+    result = await complete(shared, uri, after(shared, text, "[[rotation"))
     assert result is not None
     # No page is named like it, but the sessions summary mentions rotation.
     assert labels(result.items) == ["sessions"]
 
 
-async def test_headings_and_block_ids(session: Session) -> None:
+async def test_headings_and_block_ids(shared: Session) -> None:
     text = PAGE_HEAD.format(summary="Draft.") + "[[sessions#\n[[sessions#^\n[[#"
-    uri = session.open(session.page("draft.md"), text)
-    result = await complete(session, uri, after(session, text, "[[sessions#", 7), "#")
+    uri = shared.open(shared.page("draft.md"), text)
+    result = await complete(shared, uri, after(shared, text, "[[sessions#", 7), "#")
     assert result is not None
     assert labels(result.items) == ["Sessions", "Token lifetime"]
     edit = edit_of(item(result.items, "Token lifetime"))
     assert edit.new_text == "Token lifetime]]"
-    assert edit.range.start == edit.range.end == after(session, text, "[[sessions#", 7)
-    result = await complete(session, uri, after(session, text, "[[sessions#^", 8), "^")
+    assert edit.range.start == edit.range.end == after(shared, text, "[[sessions#", 7)
+    result = await complete(shared, uri, after(shared, text, "[[sessions#^", 8), "^")
     assert result is not None
     assert labels(result.items) == ["rotation"]
     assert edit_of(result.items[0]).new_text == "rotation]]"
     assert result.items[0].detail == "Access tokens live 15 minutes."
 
 
-async def test_headings_of_the_page_being_edited(session: Session) -> None:
+async def test_headings_of_the_page_being_edited(shared: Session) -> None:
     text = PAGE_HEAD.format(summary="Draft.") + "# Draft\n\n## Fresh heading\n\n[[#"
-    uri = session.open(session.page("draft.md"), text)
-    result = await complete(session, uri, after(session, text, "[[#"), "#")
+    uri = shared.open(shared.page("draft.md"), text)
+    result = await complete(shared, uri, after(shared, text, "[[#"), "#")
     assert result is not None
     assert labels(result.items) == ["Draft", "Fresh heading"]
 
 
-async def test_alias_suggests_the_title(session: Session) -> None:
+async def test_alias_suggests_the_title(shared: Session) -> None:
     text = PAGE_HEAD.format(summary="Draft.") + "[[sessions|"
-    uri = session.open(session.page("draft.md"), text)
-    result = await complete(session, uri, after(session, text, "[[sessions|"), "|")
+    uri = shared.open(shared.page("draft.md"), text)
+    result = await complete(shared, uri, after(shared, text, "[[sessions|"), "|")
     assert result is not None
     assert labels(result.items) == ["Sessions", "sessions"]
 
 
-async def test_assets_after_embed(session: Session) -> None:
+async def test_assets_after_embed(shared: Session) -> None:
     text = PAGE_HEAD.format(summary="Draft.") + "![[dia"
-    uri = session.open(session.page("draft.md"), text)
-    result = await complete(session, uri, after(session, text, "![[dia"))
+    uri = shared.open(shared.page("draft.md"), text)
+    result = await complete(shared, uri, after(shared, text, "![[dia"))
     assert result is not None
     assert labels(result.items)[0] == "diagram.png"
     diagram = item(result.items, "diagram.png")
@@ -144,50 +144,50 @@ async def test_assets_after_embed(session: Session) -> None:
     assert diagram.kind == types.CompletionItemKind.File
 
 
-async def test_nothing_inside_code_or_outside_links(session: Session) -> None:
+async def test_nothing_inside_code_or_outside_links(shared: Session) -> None:
     text = PAGE_HEAD.format(summary="Draft.") + "`[[ses\n```\n[[ses\n```\nplain words "
-    uri = session.open(session.page("draft.md"), text)
+    uri = shared.open(shared.page("draft.md"), text)
     for needle, line in (("`[[ses", 7), ("[[ses", 9), ("plain words ", 11)):
-        result = await complete(session, uri, after(session, text, needle, line), " ")
+        result = await complete(shared, uri, after(shared, text, needle, line), " ")
         assert result is None or result.items == []
 
 
-async def test_frontmatter_values_come_from_the_vault(session: Session) -> None:
+async def test_frontmatter_values_come_from_the_vault(shared: Session) -> None:
     text = "---\ntype: \nstatus: \nstack: [python, \n\n---\n\n# Draft\n"
-    uri = session.open(session.page("draft.md"), text)
-    types_ = await complete(session, uri, after(session, text, "type: ", 1), " ")
+    uri = shared.open(shared.page("draft.md"), text)
+    types_ = await complete(shared, uri, after(shared, text, "type: ", 1), " ")
     assert types_ is not None
     # Most used first: three architecture pages.
     assert labels(types_.items)[0] == "architecture"
     assert {"decision", "note", "reference"} <= set(labels(types_.items))
-    status = await complete(session, uri, after(session, text, "status: ", 2), " ")
+    status = await complete(shared, uri, after(shared, text, "status: ", 2), " ")
     assert status is not None
     assert labels(status.items)[0] == "active"
     assert "deprecated" in labels(status.items)
-    stack = await complete(session, uri, after(session, text, "[python, ", 3))
+    stack = await complete(shared, uri, after(shared, text, "[python, ", 3))
     assert stack is not None
     assert "postgresql" in labels(stack.items) and "redis" in labels(stack.items)
     assert "python" not in labels(stack.items)  # already listed
-    keys = await complete(session, uri, types.Position(line=4, character=0))
+    keys = await complete(shared, uri, types.Position(line=4, character=0))
     assert keys is not None
     assert labels(keys.items)[0] == "summary"  # the only required key still missing
     assert not {"type", "status", "stack"} & set(labels(keys.items))
     assert edit_of(keys.items[0]).new_text == "summary: "
 
 
-async def test_indented_stack_items(session: Session) -> None:
+async def test_indented_stack_items(shared: Session) -> None:
     text = "---\ntype: note\nstack:\n  - \nstatus: active\nsummary: S.\n---\n"
-    uri = session.open(session.page("draft.md"), text)
-    result = await complete(session, uri, after(session, text, "  - ", 3), " ")
+    uri = shared.open(shared.page("draft.md"), text)
+    result = await complete(shared, uri, after(shared, text, "  - ", 3), " ")
     assert result is not None
     assert labels(result.items)[:1] == ["python"]  # used by three pages
 
 
-async def test_out_of_range_and_unknown_documents(session: Session) -> None:
-    uri = session.open(session.page("auth.md"))
-    assert await complete(session, uri, types.Position(line=500, character=3)) is None
-    far = await complete(session, uri, types.Position(line=9, character=900))
+async def test_out_of_range_and_unknown_documents(shared: Session) -> None:
+    uri = shared.open(shared.page("auth.md"))
+    assert await complete(shared, uri, types.Position(line=500, character=3)) is None
+    far = await complete(shared, uri, types.Position(line=9, character=900))
     assert far is None or isinstance(far, types.CompletionList)
-    missing = session.page("never-opened.md").resolve().as_uri()
-    assert await complete(session, missing, types.Position(line=0, character=0)) is None
-    await session.alive()
+    missing = shared.page("never-opened.md").resolve().as_uri()
+    assert await complete(shared, missing, types.Position(line=0, character=0)) is None
+    await shared.alive()

@@ -28,57 +28,57 @@ def single_link(result: Any) -> types.LocationLink:
     return result[0]
 
 
-async def test_page_heading_block_and_asset_targets(session: Session) -> None:
-    page = session.page("auth.md")
+async def test_page_heading_block_and_asset_targets(shared: Session) -> None:
+    page = shared.page("auth.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
-    sessions = session.page("sessions.md").resolve().as_uri()
+    uri = shared.open(page)
+    sessions = shared.page("sessions.md").resolve().as_uri()
 
-    found = single_link(await definition(session, uri, at(session, text, "[[sessions]]", 3)))
+    found = single_link(await definition(shared, uri, at(shared, text, "[[sessions]]", 3)))
     assert found.target_uri == sessions
     assert found.target_selection_range.start.line == 8  # `# Sessions`
     assert found.origin_selection_range is not None
-    assert covered(session, text, found.origin_selection_range) == "[[sessions]]"
+    assert covered(shared, text, found.origin_selection_range) == "[[sessions]]"
 
-    found = single_link(await definition(session, uri, at(session, text, "Token lifetime")))
+    found = single_link(await definition(shared, uri, at(shared, text, "Token lifetime")))
     assert found.target_uri == sessions
     assert found.target_selection_range.start.line == 12  # `## Token lifetime`
 
-    found = single_link(await definition(session, uri, at(session, text, "^rotation", 2)))
+    found = single_link(await definition(shared, uri, at(shared, text, "^rotation", 2)))
     assert found.target_uri == sessions
     assert found.target_selection_range.start.line == 14
     assert found.target_selection_range.start.character == len("Access tokens live 15 minutes. ")
 
-    found = single_link(await definition(session, uri, at(session, text, "diagram.png")))
+    found = single_link(await definition(shared, uri, at(shared, text, "diagram.png")))
     assert (
         found.target_uri
-        == (session.workspace / "EchoesVault" / "assets" / "diagram.png").resolve().as_uri()
+        == (shared.workspace / "EchoesVault" / "assets" / "diagram.png").resolve().as_uri()
     )
 
 
-async def test_links_with_folder_case_and_alias(session: Session) -> None:
-    page = session.page("tokens.md")
+async def test_links_with_folder_case_and_alias(shared: Session) -> None:
+    page = shared.page("tokens.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
-    auth = session.page("auth.md").resolve().as_uri()
-    found = single_link(await definition(session, uri, at(session, text, "pages/auth.md")))
+    uri = shared.open(page)
+    auth = shared.page("auth.md").resolve().as_uri()
+    found = single_link(await definition(shared, uri, at(shared, text, "pages/auth.md")))
     assert found.target_uri == auth
-    found = single_link(await definition(session, uri, at(session, text, "boundary rules")))
+    found = single_link(await definition(shared, uri, at(shared, text, "boundary rules")))
     assert found.target_uri == auth
     assert found.target_selection_range.start.line == 19  # `## Boundaries`
-    found = single_link(await definition(session, uri, at(session, text, "Sessions#token")))
+    found = single_link(await definition(shared, uri, at(shared, text, "Sessions#token")))
     assert found.target_selection_range.start.line == 12  # matched without case
 
 
-async def test_missing_targets_and_plain_text_have_no_definition(session: Session) -> None:
-    page = session.page("auth.md")
+async def test_missing_targets_and_plain_text_have_no_definition(shared: Session) -> None:
+    page = shared.page("auth.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
+    uri = shared.open(page)
     for needle in ("missing-page", "missing.png", "The gateway", "not-a-link"):
-        assert not await definition(session, uri, at(session, text, needle))
-    assert not await definition(session, uri, types.Position(line=999, character=1))
-    gone = session.page("nowhere.md").resolve().as_uri()
-    assert not await definition(session, gone, types.Position(line=0, character=0))
+        assert not await definition(shared, uri, at(shared, text, needle))
+    assert not await definition(shared, uri, types.Position(line=999, character=1))
+    gone = shared.page("nowhere.md").resolve().as_uri()
+    assert not await definition(shared, gone, types.Position(line=0, character=0))
 
 
 def without_link_support(caps: types.ClientCapabilities) -> None:

@@ -7,14 +7,14 @@ from lsprotocol import types
 from .conftest import Session, codes
 
 
-async def test_page_diagnostics_have_codes_ranges_and_links(session: Session) -> None:
-    document = session.open(session.page("auth.md"))
-    items = await session.diagnostics(document, lambda d: len(d) >= 4)
+async def test_page_diagnostics_have_codes_ranges_and_links(shared: Session) -> None:
+    document = shared.open(shared.page("auth.md"))
+    items = await shared.diagnostics(document, lambda d: len(d) >= 4)
     assert codes(items) == ["EV300", "EV301", "EV302", "EV303"]
     missing = next(d for d in items if d.code == "EV300")
     # `[[missing-page]]` on line 11: the range covers exactly the target text.
     assert missing.range.start.line == 11
-    line = session.page("auth.md").read_text().split("\n")[11]
+    line = shared.page("auth.md").read_text().split("\n")[11]
     assert line[missing.range.start.character : missing.range.end.character] == "missing-page"
     assert missing.code_description is not None
     assert missing.code_description.href.endswith("/docs/codes/EV300.md")
@@ -23,32 +23,32 @@ async def test_page_diagnostics_have_codes_ranges_and_links(session: Session) ->
     assert line[heading.range.start.character : heading.range.end.character] == "No such heading"
 
 
-async def test_frontmatter_and_summary_errors(session: Session) -> None:
-    document = session.open(session.page("broken.md"))
-    items = await session.diagnostics(document, lambda d: len(d) >= 2)
+async def test_frontmatter_and_summary_errors(shared: Session) -> None:
+    document = shared.open(shared.page("broken.md"))
+    items = await shared.diagnostics(document, lambda d: len(d) >= 2)
     assert codes(items) == ["EV104", "EV200"]
     too_long = next(d for d in items if d.code == "EV200")
     assert too_long.range.start.line == 3
     assert too_long.range.start.character == len("summary: ")
 
 
-async def test_conflict_markers_are_errors(session: Session) -> None:
-    document = session.open(session.page("conflict.md"))
-    items = await session.diagnostics(document, lambda d: len(d) >= 3)
+async def test_conflict_markers_are_errors(shared: Session) -> None:
+    document = shared.open(shared.page("conflict.md"))
+    items = await shared.diagnostics(document, lambda d: len(d) >= 3)
     assert codes(items) == ["EV400", "EV400", "EV400"]
     assert [d.range.start.line for d in items] == [7, 9, 11]
 
 
-async def test_typing_updates_diagnostics(session: Session) -> None:
-    document = session.open(session.page("sessions.md"))
-    assert await session.diagnostics(document) == []
+async def test_typing_updates_diagnostics(shared: Session) -> None:
+    document = shared.open(shared.page("sessions.md"))
+    assert await shared.diagnostics(document) == []
     # Break the summary: drop the closing quote of the double-quoted scalar.
-    line = session.page("sessions.md").read_text().split("\n")[5]
-    session.edit(document, 5, len(line) - 1, len(line), "")
-    items = await session.diagnostics(document, lambda d: bool(d))
+    line = shared.page("sessions.md").read_text().split("\n")[5]
+    shared.edit(document, 5, len(line) - 1, len(line), "")
+    items = await shared.diagnostics(document, lambda d: bool(d))
     assert codes(items) == ["EV102"]
-    session.edit(document, 5, len(line) - 1, len(line) - 1, '"')
-    assert await session.diagnostics(document, lambda d: not d) == []
+    shared.edit(document, 5, len(line) - 1, len(line) - 1, '"')
+    assert await shared.diagnostics(document, lambda d: not d) == []
 
 
 async def test_creating_a_page_clears_broken_links_in_open_pages(session: Session) -> None:
@@ -69,11 +69,11 @@ async def test_creating_a_page_clears_broken_links_in_open_pages(session: Sessio
 
 
 async def test_pull_is_offered_only_when_the_client_can_be_asked_to_refresh(
-    session: Session,
+    shared: Session,
 ) -> None:
-    result = session.client.init_result  # type: ignore[attr-defined]
+    result = shared.client.init_result  # type: ignore[attr-defined]
     provider = result.capabilities.diagnostic_provider
-    assert (provider is not None) == session.pull
+    assert (provider is not None) == shared.pull
 
 
 async def test_file_names_that_need_quoting_in_uris(session: Session) -> None:
@@ -91,14 +91,14 @@ async def test_file_names_that_need_quoting_in_uris(session: Session) -> None:
     assert await session.diagnostics(document, lambda d: not d) == []
 
 
-async def test_an_edit_lands_on_the_line_the_client_counts(session: Session) -> None:
+async def test_an_edit_lands_on_the_line_the_client_counts(shared: Session) -> None:
     # U+2028 is no line break for LSP clients (only \n, \r\n and \r are); an edit on the line
     # after it must land there, and the link it adds be reported where the client sees it.
     head = "---\ntype: note\nstack: []\nstatus: active\nsummary: Separators.\n---\n\n"
     text = head + "one\u2028two\nthree\n"
-    document = session.open(session.page("separators.md"), text)
-    assert await session.diagnostics(document) == []
-    session.edit(document, 8, 0, 0, "[[nowhere]] ")
-    items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
+    document = shared.open(shared.page("separators.md"), text)
+    assert await shared.diagnostics(document) == []
+    shared.edit(document, 8, 0, 0, "[[nowhere]] ")
+    items = await shared.diagnostics(document, lambda d: "EV300" in codes(d))
     missing = next(d for d in items if d.code == "EV300")
     assert (missing.range.start.line, missing.range.start.character) == (8, 2)

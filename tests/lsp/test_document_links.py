@@ -28,12 +28,12 @@ def described(
     ]
 
 
-async def test_resolvable_links_only(session: Session) -> None:
-    page = session.page("auth.md")
+async def test_resolvable_links_only(shared: Session) -> None:
+    page = shared.page("auth.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
-    found = await links(session, uri)
-    assert described(session, text, found) == [
+    uri = shared.open(page)
+    found = await links(shared, uri)
+    assert described(shared, text, found) == [
         ("[[sessions]]", "sessions.md"),
         ("[[legacy-auth]]", "legacy-auth.md"),
         ("[[sessions#Token lifetime]]", "sessions.md#L13"),
@@ -44,19 +44,19 @@ async def test_resolvable_links_only(session: Session) -> None:
     ]
     assert found is not None
     assert found[0].target is not None
-    assert found[0].target == session.page("sessions.md").resolve().as_uri()
-    if session.kind == "visual_studio_code":  # Neovim does not show tooltips
+    assert found[0].target == shared.page("sessions.md").resolve().as_uri()
+    if shared.kind == "visual_studio_code":  # Neovim does not show tooltips
         assert found[0].tooltip == "Session storage, token lifetime and rotation."
         assert found[-1].tooltip == "assets/diagram.png"
     else:
         assert found[0].tooltip is None
 
 
-async def test_links_after_non_ascii_text_and_in_unsaved_buffers(session: Session) -> None:
-    page = session.page("tokens.md")
+async def test_links_after_non_ascii_text_and_in_unsaved_buffers(shared: Session) -> None:
+    page = shared.page("tokens.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
-    found = described(session, text, await links(session, uri))
+    uri = shared.open(page)
+    found = described(shared, text, await links(shared, uri))
     assert found[0] == ("[[sessions|the session page]]", "sessions.md")
     assert ("[[Sessions#token lifetime]]", "sessions.md#L13") in found
     assert ("[[pages/auth.md]]", "auth.md") in found
@@ -65,8 +65,8 @@ async def test_links_after_non_ascii_text_and_in_unsaved_buffers(session: Sessio
     edited = "Unsaved [[legacy-auth]] line.\n" + text.replace(
         "[[pages/auth.md]]", "[[missing-one]]"
     )
-    session.replace(uri, edited)
-    found = described(session, edited, await links(session, uri))
+    shared.replace(uri, edited)
+    found = described(shared, edited, await links(shared, uri))
     assert found[0] == ("[[legacy-auth]]", "legacy-auth.md")
     assert found[1] == ("[[sessions|the session page]]", "sessions.md")
     assert all(name != "[[missing-one]]" for name, _target in found)
@@ -74,6 +74,6 @@ async def test_links_after_non_ascii_text_and_in_unsaved_buffers(session: Sessio
     assert all(name.startswith(("[[", "![[")) and name.endswith("]]") for name, _t in found)
 
 
-async def test_no_links_for_unknown_documents(session: Session) -> None:
-    assert not await links(session, session.page("nowhere.md").resolve().as_uri())
-    assert not await links(session, "untitled:Untitled-1")
+async def test_no_links_for_unknown_documents(shared: Session) -> None:
+    assert not await links(shared, shared.page("nowhere.md").resolve().as_uri())
+    assert not await links(shared, "untitled:Untitled-1")

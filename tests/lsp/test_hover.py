@@ -25,59 +25,59 @@ def markdown(result: Optional[types.Hover]) -> str:
     return result.contents.value
 
 
-async def test_hover_shows_summary_metadata_and_preview(session: Session) -> None:
-    page = session.page("auth.md")
+async def test_hover_shows_summary_metadata_and_preview(shared: Session) -> None:
+    page = shared.page("auth.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
-    result = await hover(session, uri, at(session, text, "[[sessions]]", 4))
+    uri = shared.open(page)
+    result = await hover(shared, uri, at(shared, text, "[[sessions]]", 4))
     value = markdown(result)
     assert "Session storage, token lifetime and rotation." in value
     assert "architecture" in value and "active" in value and "python" in value
     assert "# Sessions" in value and "Used by [[auth]]." in value  # first body lines
     assert result is not None and result.range is not None
-    assert covered(session, text, result.range) == "[[sessions]]"
+    assert covered(shared, text, result.range) == "[[sessions]]"
 
 
-async def test_hover_on_a_deprecated_page_names_its_replacement(session: Session) -> None:
-    page = session.page("auth.md")
+async def test_hover_on_a_deprecated_page_names_its_replacement(shared: Session) -> None:
+    page = shared.page("auth.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
-    value = markdown(await hover(session, uri, at(session, text, "[[legacy-auth]]", 3)))
+    uri = shared.open(page)
+    value = markdown(await hover(shared, uri, at(shared, text, "[[legacy-auth]]", 3)))
     assert "Deprecated" in value
     assert "[[auth]]" in value
     assert "Old cookie-based authentication." in value
 
 
-async def test_hover_on_missing_targets_and_assets(session: Session) -> None:
-    page = session.page("auth.md")
+async def test_hover_on_missing_targets_and_assets(shared: Session) -> None:
+    page = shared.page("auth.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
-    assert "No such page" in markdown(await hover(session, uri, at(session, text, "missing-page")))
-    heading = markdown(await hover(session, uri, at(session, text, "No such heading")))
+    uri = shared.open(page)
+    assert "No such page" in markdown(await hover(shared, uri, at(shared, text, "missing-page")))
+    heading = markdown(await hover(shared, uri, at(shared, text, "No such heading")))
     assert "not found" in heading and "Session storage" in heading
-    asset = markdown(await hover(session, uri, at(session, text, "diagram.png")))
+    asset = markdown(await hover(shared, uri, at(shared, text, "diagram.png")))
     assert "EchoesVault/assets/diagram.png" in asset
-    assert "No such asset" in markdown(await hover(session, uri, at(session, text, "missing.png")))
+    assert "No such asset" in markdown(await hover(shared, uri, at(shared, text, "missing.png")))
 
 
-async def test_hover_after_non_ascii_text(session: Session) -> None:
-    page = session.page("tokens.md")
+async def test_hover_after_non_ascii_text(shared: Session) -> None:
+    page = shared.page("tokens.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
-    result = await hover(session, uri, at(session, text, "the session page"))
+    uri = shared.open(page)
+    result = await hover(shared, uri, at(shared, text, "the session page"))
     assert "Session storage" in markdown(result)
     assert result is not None and result.range is not None
-    assert covered(session, text, result.range) == "[[sessions|the session page]]"
+    assert covered(shared, text, result.range) == "[[sessions|the session page]]"
 
 
-async def test_no_hover_off_links_in_code_or_out_of_range(session: Session) -> None:
-    page = session.page("auth.md")
+async def test_no_hover_off_links_in_code_or_out_of_range(shared: Session) -> None:
+    page = shared.page("auth.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
-    assert await hover(session, uri, at(session, text, "The gateway")) is None
-    assert await hover(session, uri, at(session, text, "not-a-link")) is None
-    assert await hover(session, uri, at(session, text, "also-not-a-link")) is None
-    assert await hover(session, uri, types.Position(line=400, character=0)) is None
-    closed = session.page("sessions.md").resolve().as_uri()  # not open: read from disk
-    value = markdown(await hover(session, closed, types.Position(line=10, character=10)))
+    uri = shared.open(page)
+    assert await hover(shared, uri, at(shared, text, "The gateway")) is None
+    assert await hover(shared, uri, at(shared, text, "not-a-link")) is None
+    assert await hover(shared, uri, at(shared, text, "also-not-a-link")) is None
+    assert await hover(shared, uri, types.Position(line=400, character=0)) is None
+    closed = shared.page("sessions.md").resolve().as_uri()  # not open: read from disk
+    value = markdown(await hover(shared, closed, types.Position(line=10, character=10)))
     assert "Authentication boundaries" in value

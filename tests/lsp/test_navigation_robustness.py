@@ -70,9 +70,9 @@ def empty(result: Any) -> bool:
 
 
 @pytest.mark.parametrize("ask", requests())
-async def test_odd_documents_and_positions(session: Session, ask: Ask) -> None:
-    vault = session.workspace / "EchoesVault"
-    page = session.open(session.page("auth.md"))
+async def test_odd_documents_and_positions(shared: Session, ask: Ask) -> None:
+    vault = shared.workspace / "EchoesVault"
+    page = shared.open(shared.page("auth.md"))
     odd_documents = [
         "untitled:Untitled-1",
         "file:///nowhere/at/all.md",
@@ -81,14 +81,14 @@ async def test_odd_documents_and_positions(session: Session, ask: Ask) -> None:
         (vault / ".echoes-vault.json").resolve().as_uri(),
     ]
     for uri in odd_documents:
-        assert empty(await request(ask(session, uri, types.Position(line=0, character=0))))
+        assert empty(await request(ask(shared, uri, types.Position(line=0, character=0))))
     for position in (
         types.Position(line=10_000, character=0),
         types.Position(line=9, character=10_000),
         types.Position(line=0, character=0),
     ):
-        await request(ask(session, page, position))  # answers (an error fails the test)
-    await session.alive()
+        await request(ask(shared, page, position))  # answers (an error fails the test)
+    await shared.alive()
 
 
 async def test_deleted_page_still_answers(session: Session) -> None:

@@ -43,19 +43,19 @@ async def insert_fields_action(session: Session, document: str) -> types.CodeAct
 
 
 async def test_the_inserted_summary_placeholder_is_reported_until_replaced(
-    session: Session,
+    shared: Session,
 ) -> None:
-    page = session.page("broken.md")
+    page = shared.page("broken.md")
     text = page.read_text(encoding="utf-8").replace(
         "summary: This summary is far too long for the index because it keeps going and going, "
         "well past the one hundred and sixty character limit that the protocol sets for every "
         "page summary.\n",
         "",
     )
-    document = session.open(page, text)
-    items = await session.diagnostics(document, lambda d: "EV104" in codes(d))
+    document = shared.open(page, text)
+    items = await shared.diagnostics(document, lambda d: "EV104" in codes(d))
     missing = [d for d in items if d.code == "EV104"]
-    actions = await session.code_actions(document, missing[0])
+    actions = await shared.code_actions(document, missing[0])
     insert = next(
         a
         for a in actions
@@ -64,8 +64,8 @@ async def test_the_inserted_summary_placeholder_is_reported_until_replaced(
     (edit,) = edits_of(insert, document)
     fixed = apply(text, edit)
     assert 'summary: "TODO: summary of broken."' in fixed
-    session.replace(document, fixed)
-    after = await session.diagnostics(document, lambda d: "EV104" not in codes(d))
+    shared.replace(document, fixed)
+    after = await shared.diagnostics(document, lambda d: "EV104" not in codes(d))
     placeholder = [d for d in after if d.code == "EV202"]
     assert len(placeholder) == 1, codes(after)
     line = fixed.split("\n")[placeholder[0].range.start.line]
@@ -73,8 +73,8 @@ async def test_the_inserted_summary_placeholder_is_reported_until_replaced(
     assert line[start:end] == '"TODO: summary of broken."'
     assert placeholder[0].severity == types.DiagnosticSeverity.Warning
     written = fixed.replace('"TODO: summary of broken."', "A page with its summary written.")
-    session.replace(document, written)
-    done = await session.diagnostics(document, lambda d: "EV202" not in codes(d))
+    shared.replace(document, written)
+    done = await shared.diagnostics(document, lambda d: "EV202" not in codes(d))
     assert "EV202" not in codes(done)
 
 
@@ -122,10 +122,10 @@ async def test_where_the_client_takes_snippets_the_cursor_lands_on_the_placehold
     assert 'status: active\nsummary: "TODO: summary of broken."\n---' in fixed
 
 
-async def test_without_snippet_support_the_fix_is_a_plain_edit(session: Session) -> None:
-    page = session.page("broken.md")
+async def test_without_snippet_support_the_fix_is_a_plain_edit(shared: Session) -> None:
+    page = shared.page("broken.md")
     text = broken_without_summary(page)
-    document = session.open(page, text)
-    insert = await insert_fields_action(session, document)
+    document = shared.open(page, text)
+    insert = await insert_fields_action(shared, document)
     (edit,) = edits_of(insert, document)
     assert "${" not in edit.new_text and '"TODO: summary of broken."' in edit.new_text

@@ -13,9 +13,12 @@ from pygls.exceptions import JsonRpcException
 from .conftest import Session, codes, copy_vault
 
 
-@pytest.fixture(params=["unsupported", "missing", "fifo"])
-def workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
-    workspace = copy_vault("lsp-vault", tmp_path, init=True)
+@pytest.fixture(scope="module", params=["unsupported", "missing", "fifo"])
+def shared_workspace(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """Every test here only reads: one server per marker problem and client kind."""
+    workspace = copy_vault("lsp-vault", tmp_path_factory.mktemp(request.param), init=True)
     marker = workspace / "EchoesVault" / ".echoes-vault.json"
     if request.param == "missing":
         marker.unlink()
@@ -30,20 +33,20 @@ def workspace(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     return workspace
 
 
-async def test_read_only_vault_still_gets_diagnostics_plus_ev700(session: Session) -> None:
-    document = session.open(session.page("auth.md"))
-    items = await session.diagnostics(document, lambda d: "EV700" in codes(d))
+async def test_read_only_vault_still_gets_diagnostics_plus_ev700(shared: Session) -> None:
+    document = shared.open(shared.page("auth.md"))
+    items = await shared.diagnostics(document, lambda d: "EV700" in codes(d))
     assert {"EV300", "EV301", "EV700"} <= set(codes(items))
     marker = next(d for d in items if d.code == "EV700")
     assert "read-only" in marker.message
 
 
-async def test_read_only_vault_refuses_every_write(session: Session) -> None:
-    page = session.page("sessions.md")
+async def test_read_only_vault_refuses_every_write(shared: Session) -> None:
+    page = shared.page("sessions.md")
     original = page.read_text(encoding="utf-8")
-    document = session.open(page)
-    session.replace(document, original + "\nMore.\n")
-    daily = session.workspace / "EchoesVault" / "daily"
+    document = shared.open(page)
+    shared.replace(document, original + "\nMore.\n")
+    daily = shared.workspace / "EchoesVault" / "daily"
     before = sorted(str(p) for p in daily.rglob("*"))
     for name, argument in [
         ("echoes.savePage", {"uri": document}),
@@ -53,19 +56,19 @@ async def test_read_only_vault_refuses_every_write(session: Session) -> None:
         ("echoes.endSession", {"dailySummary": "- x", "confirmExplicitUserEnd": True}),
     ]:
         with pytest.raises(JsonRpcException) as refused:
-            await session.command(name, argument)
+            await shared.command(name, argument)
         assert "read-only" in str(refused.value), name
     assert page.read_text(encoding="utf-8") == original
-    assert not session.page("new-page.md").exists()
+    assert not shared.page("new-page.md").exists()
     assert sorted(str(p) for p in daily.rglob("*")) == before
-    assert any("read-only" in m.message for m in session.client.messages)
+    assert any("read-only" in m.message for m in shared.client.messages)
 
 
-async def test_mutating_code_actions_are_disabled_with_a_reason(session: Session) -> None:
-    document = session.open(session.page("auth.md"))
-    items = await session.diagnostics(document, lambda d: "EV300" in codes(d))
+async def test_mutating_code_actions_are_disabled_with_a_reason(shared: Session) -> None:
+    document = shared.open(shared.page("auth.md"))
+    items = await shared.diagnostics(document, lambda d: "EV300" in codes(d))
     broken = next(d for d in items if d.code == "EV300")
-    actions = await session.code_actions(document, broken)
+    actions = await shared.code_actions(document, broken)
     create = next(a for a in actions or [] if "Create page" in a.title)
     assert isinstance(create, types.CodeAction)
     assert create.disabled is not None and "read-only" in create.disabled.reason

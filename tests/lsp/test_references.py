@@ -50,54 +50,54 @@ def described(
     return result
 
 
-async def test_references_of_a_link_target(session: Session) -> None:
-    page = session.page("auth.md")
+async def test_references_of_a_link_target(shared: Session) -> None:
+    page = shared.page("auth.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
-    found = await references(session, uri, at(session, text, "[[sessions]]", 4))
-    assert described(session, found) == SESSIONS_LINKS
+    uri = shared.open(page)
+    found = await references(shared, uri, at(shared, text, "[[sessions]]", 4))
+    assert described(shared, found) == SESSIONS_LINKS
 
 
-async def test_references_anywhere_in_a_page_and_its_declaration(session: Session) -> None:
-    page = session.page("sessions.md")
-    uri = session.open(page)
-    found = await references(session, uri, types.Position(line=14, character=3), True)
+async def test_references_anywhere_in_a_page_and_its_declaration(shared: Session) -> None:
+    page = shared.page("sessions.md")
+    uri = shared.open(page)
+    found = await references(shared, uri, types.Position(line=14, character=3), True)
     assert found is not None
     assert found[0].uri == uri and found[0].range.start.line == 8  # the title
-    assert described(session, found[1:]) == SESSIONS_LINKS
-    found = await references(session, uri, types.Position(line=14, character=3), False)
-    assert described(session, found) == SESSIONS_LINKS
+    assert described(shared, found[1:]) == SESSIONS_LINKS
+    found = await references(shared, uri, types.Position(line=14, character=3), False)
+    assert described(shared, found) == SESSIONS_LINKS
 
 
-async def test_references_of_a_heading_and_of_a_block(session: Session) -> None:
-    page = session.page("sessions.md")
+async def test_references_of_a_heading_and_of_a_block(shared: Session) -> None:
+    page = shared.page("sessions.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
-    found = await references(session, uri, at(session, text, "## Token lifetime", 5))
-    assert described(session, found) == [
+    uri = shared.open(page)
+    found = await references(shared, uri, at(shared, text, "## Token lifetime", 5))
+    assert described(shared, found) == [
         ("auth.md", 10, "[[sessions#Token lifetime]]"),
         ("tokens.md", 12, "[[Sessions#token lifetime]]"),
     ]
-    found = await references(session, uri, at(session, text, "^rotation", 3))
-    assert described(session, found) == [("auth.md", 10, "[[sessions#^rotation]]")]
+    found = await references(shared, uri, at(shared, text, "^rotation", 3))
+    assert described(shared, found) == [("auth.md", 10, "[[sessions#^rotation]]")]
     # On the `#Heading` part of a link: links to that heading.
-    auth = session.page("auth.md")
+    auth = shared.page("auth.md")
     auth_text = auth.read_text(encoding="utf-8")
-    auth_uri = session.open(auth)
-    found = await references(session, auth_uri, at(session, auth_text, "Token lifetime", 3), True)
-    assert described(session, found)[0] == ("sessions.md", 12, "## Token lifetime")
+    auth_uri = shared.open(auth)
+    found = await references(shared, auth_uri, at(shared, auth_text, "Token lifetime", 3), True)
+    assert described(shared, found)[0] == ("sessions.md", 12, "## Token lifetime")
     assert len(found or []) == 3
 
 
-async def test_unsaved_links_count(session: Session) -> None:
-    draft = session.page("draft.md")
+async def test_unsaved_links_count(shared: Session) -> None:
+    draft = shared.page("draft.md")
     text = PAGE_HEAD.format(summary="Draft.") + "Naïve 🎫 [[sessions]]\n"
-    draft_uri = session.open(draft, text)
-    uri = session.open(session.page("sessions.md"))
+    draft_uri = shared.open(draft, text)
+    uri = shared.open(shared.page("sessions.md"))
 
     async def until_draft() -> List[Tuple[str, int, int]]:
         while True:
-            found = await references(session, uri, types.Position(line=14, character=0))
+            found = await references(shared, uri, types.Position(line=14, character=0))
             names = [location.uri for location in found or []]
             if draft_uri in names:
                 return [
@@ -109,16 +109,16 @@ async def test_unsaved_links_count(session: Session) -> None:
 
     found = await asyncio.wait_for(until_draft(), WAIT)
     prefix = "Naïve 🎫 "
-    expected = len(prefix.encode("utf-8")) if session.kind == "neovim" else len(prefix) + 1
+    expected = len(prefix.encode("utf-8")) if shared.kind == "neovim" else len(prefix) + 1
     assert found == [(draft_uri, 7, expected)]
 
 
-async def test_no_references_outside_pages_and_links(session: Session) -> None:
-    daily = next((session.workspace / "EchoesVault" / "daily").rglob("*.md"))
-    uri = session.open(daily)
-    assert not await references(session, uri, types.Position(line=0, character=2))
-    found = await references(session, uri, types.Position(line=4, character=14))  # on [[auth]]
+async def test_no_references_outside_pages_and_links(shared: Session) -> None:
+    daily = next((shared.workspace / "EchoesVault" / "daily").rglob("*.md"))
+    uri = shared.open(daily)
+    assert not await references(shared, uri, types.Position(line=0, character=2))
+    found = await references(shared, uri, types.Position(line=4, character=14))  # on [[auth]]
     assert found and all(loc.uri.endswith(".md") for loc in found)
-    assert not await references(session, uri, types.Position(line=90, character=0))
-    gone = session.page("nowhere.md").resolve().as_uri()
-    assert not await references(session, gone, types.Position(line=0, character=0))
+    assert not await references(shared, uri, types.Position(line=90, character=0))
+    gone = shared.page("nowhere.md").resolve().as_uri()
+    assert not await references(shared, gone, types.Position(line=0, character=0))

@@ -71,29 +71,29 @@ def updated(session: Session, edit: types.WorkspaceEdit, name: str) -> str:
     return apply_edits(path.read_text(encoding="utf-8"), edits, session)
 
 
-async def test_prepare_on_a_link_and_on_a_title(session: Session) -> None:
-    page = session.page("tokens.md")
+async def test_prepare_on_a_link_and_on_a_title(shared: Session) -> None:
+    page = shared.page("tokens.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
-    found = await prepare(session, uri, at(session, text, "the session page"))
+    uri = shared.open(page)
+    found = await prepare(shared, uri, at(shared, text, "the session page"))
     assert isinstance(found, types.PrepareRenamePlaceholder)
     assert found.placeholder == "sessions"
-    assert covered(session, text, found.range) == "sessions"
-    found = await prepare(session, uri, at(session, text, "pages/auth.md", 3))
+    assert covered(shared, text, found.range) == "sessions"
+    found = await prepare(shared, uri, at(shared, text, "pages/auth.md", 3))
     assert found.placeholder == "auth"
-    assert covered(session, text, found.range) == "auth.md"
-    found = await prepare(session, uri, at(session, text, "# Tokens", 3))
+    assert covered(shared, text, found.range) == "auth.md"
+    found = await prepare(shared, uri, at(shared, text, "# Tokens", 3))
     assert found.placeholder == "tokens"
-    assert covered(session, text, found.range) == "# Tokens"
+    assert covered(shared, text, found.range) == "# Tokens"
 
 
-async def test_prepare_refuses_elsewhere(session: Session) -> None:
-    page = session.page("auth.md")
+async def test_prepare_refuses_elsewhere(shared: Session) -> None:
+    page = shared.page("auth.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
+    uri = shared.open(page)
     for needle in ("The gateway", "missing-page", "diagram.png", "## Boundaries"):
         with pytest.raises(JsonRpcException) as refused:
-            await prepare(session, uri, at(session, text, needle, 2))
+            await prepare(shared, uri, at(shared, text, needle, 2))
         assert "rename" in str(refused.value) or "no page" in str(refused.value)
 
 
@@ -154,33 +154,33 @@ async def test_rename_from_the_title_keeps_link_style(session: Session) -> None:
         ("  ", "invalid page name"),
     ],
 )
-async def test_refused_names(session: Session, name: str, reason: str) -> None:
-    page = session.page("sessions.md")
+async def test_refused_names(shared: Session, name: str, reason: str) -> None:
+    page = shared.page("sessions.md")
     text = page.read_text(encoding="utf-8")
-    uri = session.open(page)
+    uri = shared.open(page)
     with pytest.raises(JsonRpcException) as refused:
-        await rename(session, uri, at(session, text, "# Sessions", 2), name)
+        await rename(shared, uri, at(shared, text, "# Sessions", 2), name)
     assert reason in str(refused.value)
 
 
-async def test_will_rename_files_updates_links_only(session: Session) -> None:
-    old = session.page("sessions.md").resolve().as_uri()
-    new = session.page("store.md").resolve().as_uri()
+async def test_will_rename_files_updates_links_only(shared: Session) -> None:
+    old = shared.page("sessions.md").resolve().as_uri()
+    new = shared.page("store.md").resolve().as_uri()
     edit = await request(
-        session.client.workspace_will_rename_files_async(
+        shared.client.workspace_will_rename_files_async(
             types.RenameFilesParams(files=[types.FileRename(old_uri=old, new_uri=new)])
         )
     )
     assert edit is not None
     assert edit.document_changes is not None
     assert all(isinstance(change, types.TextDocumentEdit) for change in edit.document_changes)
-    assert "Sessions are described in [[store]] and" in updated(session, edit, "auth.md")
-    assert "![[store]]" in updated(session, edit, "tokens.md")
+    assert "Sessions are described in [[store]] and" in updated(shared, edit, "auth.md")
+    assert "![[store]]" in updated(shared, edit, "tokens.md")
     # Renames outside pages/ or to the same name change nothing.
-    outside = (session.workspace / "EchoesVault" / "raw" / "sessions.md").resolve().as_uri()
+    outside = (shared.workspace / "EchoesVault" / "raw" / "sessions.md").resolve().as_uri()
     for target in (outside, old):
         assert not await request(
-            session.client.workspace_will_rename_files_async(
+            shared.client.workspace_will_rename_files_async(
                 types.RenameFilesParams(files=[types.FileRename(old_uri=old, new_uri=target)])
             )
         )

@@ -67,14 +67,14 @@ async def probe(session: Session, document: str) -> None:
     await session.alive()
 
 
-async def test_malformed_frontmatter_in_many_forms(session: Session) -> None:
-    document = session.open(session.page("sessions.md"))
-    await session.diagnostics(document)
+async def test_malformed_frontmatter_in_many_forms(shared: Session) -> None:
+    document = shared.open(shared.page("sessions.md"))
+    await shared.diagnostics(document)
     for text in NASTY_FRONTMATTER:
-        session.replace(document, text)
-        await probe(session, document)
-    session.replace(document, "---\ntype: a\nstack: []\nstatus: active\nsummary: Fine.\n---\n")
-    assert await session.diagnostics(document, lambda d: not d) == []
+        shared.replace(document, text)
+        await probe(shared, document)
+    shared.replace(document, "---\ntype: a\nstack: []\nstatus: active\nsummary: Fine.\n---\n")
+    assert await shared.diagnostics(document, lambda d: not d) == []
 
 
 async def test_ten_megabyte_page(session: Session) -> None:
@@ -139,12 +139,12 @@ async def test_binary_and_non_utf8_files(session: Session) -> None:
     "uri",
     ["untitled:Untitled-1", "file:///nonexistent/dir/page.md", "not a uri", "file://%zz"],
 )
-async def test_unknown_uris(session: Session, uri: str) -> None:
-    await probe(session, uri)
+async def test_unknown_uris(shared: Session, uri: str) -> None:
+    await probe(shared, uri)
 
 
-async def test_requests_for_a_document_that_is_not_open(session: Session) -> None:
-    await probe(session, session.page("auth.md").as_uri())
+async def test_requests_for_a_document_that_is_not_open(shared: Session) -> None:
+    await probe(shared, shared.page("auth.md").as_uri())
 
 
 async def test_page_deleted_while_open(session: Session) -> None:
@@ -178,7 +178,7 @@ async def test_page_deleted_while_open(session: Session) -> None:
     await session.alive()
 
 
-async def test_bad_command_arguments(session: Session) -> None:
+async def test_bad_command_arguments(shared: Session) -> None:
     for name, argument in [
         ("echoes.savePage", {}),
         ("echoes.savePage", {"uri": 5}),
@@ -188,16 +188,16 @@ async def test_bad_command_arguments(session: Session) -> None:
         ("echoes.nope", {}),
         ("echoes.append", [1, 2]),
     ]:
-        shown = len(session.client.messages)
+        shown = len(shared.client.messages)
         with pytest.raises(JsonRpcException):
-            await session.command(name, argument)
+            await shared.command(name, argument)
         if name != "echoes.nope":
             # Every failure is also shown to the user, once: wait for the message, then make sure
             # a later round trip brings no second one.
             deadline = asyncio.get_event_loop().time() + WAIT
-            while len(session.client.messages) == shown:
+            while len(shared.client.messages) == shown:
                 assert asyncio.get_event_loop().time() < deadline, f"{name}: nothing shown"
                 await asyncio.sleep(0.02)
-            await session.alive()
-            assert len(session.client.messages) == shown + 1, name
-    await session.alive()
+            await shared.alive()
+            assert len(shared.client.messages) == shown + 1, name
+    await shared.alive()

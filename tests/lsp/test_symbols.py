@@ -35,9 +35,9 @@ def tree(symbols: Any) -> List[Tuple[str, int, int, list]]:
     return [(s.name, s.range.start.line, s.range.end.line, tree(s.children or [])) for s in symbols]
 
 
-async def test_headings_as_a_hierarchy(session: Session) -> None:
-    uri = session.open(session.page("tokens.md"))
-    symbols = await document_symbols(session, uri)
+async def test_headings_as_a_hierarchy(shared: Session) -> None:
+    uri = shared.open(shared.page("tokens.md"))
+    symbols = await document_symbols(shared, uri)
     assert all(isinstance(s, types.DocumentSymbol) for s in symbols)
     assert tree(symbols) == [
         (
@@ -55,38 +55,38 @@ async def test_headings_as_a_hierarchy(session: Session) -> None:
     assert formats.kind == types.SymbolKind.String
 
 
-async def test_code_blocks_hold_no_headings(session: Session) -> None:
-    uri = session.open(session.page("auth.md"))
-    symbols = await document_symbols(session, uri)
+async def test_code_blocks_hold_no_headings(shared: Session) -> None:
+    uri = shared.open(shared.page("auth.md"))
+    symbols = await document_symbols(shared, uri)
     assert tree(symbols) == [("Authentication", 7, 22, [("Boundaries", 19, 22, [])])]
 
 
-async def test_workspace_symbols_rank_pages(session: Session) -> None:
-    everything = await workspace_symbols(session, "")
+async def test_workspace_symbols_rank_pages(shared: Session) -> None:
+    everything = await workspace_symbols(shared, "")
     names = [s.name for s in everything]
     assert sorted(names) == sorted(
         ["auth", "broken", "conflict", "legacy-auth", "sessions", "tokens"]
     )
     assert names[-1] == "legacy-auth"  # deprecated pages last
     legacy = everything[-1]
-    if session.kind == "visual_studio_code":
+    if shared.kind == "visual_studio_code":
         assert list(legacy.tags or []) == [types.SymbolTag.Deprecated]
     else:
         assert legacy.deprecated is True
     sessions = next(s for s in everything if s.name == "sessions")
-    assert sessions.location.uri == session.page("sessions.md").resolve().as_uri()
+    assert sessions.location.uri == shared.page("sessions.md").resolve().as_uri()
     assert sessions.location.range.start.line == 8
     assert sessions.container_name == "Session storage, token lifetime and rotation."
     assert sessions.kind == types.SymbolKind.File
 
-    assert next(s.name for s in await workspace_symbols(session, "ses")) == "sessions"
-    assert [s.name for s in await workspace_symbols(session, "AUTH")][:2] == [
+    assert next(s.name for s in await workspace_symbols(shared, "ses")) == "sessions"
+    assert [s.name for s in await workspace_symbols(shared, "AUTH")][:2] == [
         "auth",
         "legacy-auth",
     ]
     # No name matches: the summary does.
-    assert [s.name for s in await workspace_symbols(session, "validated")] == ["tokens"]
-    assert await workspace_symbols(session, "zzzz-nothing") == []
+    assert [s.name for s in await workspace_symbols(shared, "validated")] == ["tokens"]
+    assert await workspace_symbols(shared, "zzzz-nothing") == []
 
 
 def flat_only(caps: types.ClientCapabilities) -> None:
