@@ -79,7 +79,7 @@ def check_here(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str
     process, in `cwd`, with exactly the environment `env` (default `base_env()`), its output
     read at the file descriptors. For tests of what a report looks like; a test of how the
     process starts, reads standard input or exits stays with `run_check`."""
-    from echoes_lsp import check_command
+    from echoes_lsp.cli import check_command
 
     def run(
         *args: str, cwd: Path, env: Optional[Dict[str, str]] = None
