@@ -250,3 +250,17 @@ def write_file() -> Iterator[Any]:
         return path
 
     yield write
+
+
+@pytest.fixture
+def no_racy_window() -> Iterator[None]:
+    """The page cache's racy window at zero, so that files written just now get cache entries
+    (in-process tests of the cache: every outside change they make alters a size or an inode)."""
+    from echoes_lsp.runtime import echoes_vault as ev
+
+    saved = ev.CACHE_RACY_NS
+    ev.CACHE_RACY_NS = 0
+    try:
+        yield
+    finally:
+        ev.CACHE_RACY_NS = saved

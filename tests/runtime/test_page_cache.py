@@ -13,9 +13,8 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -40,16 +39,6 @@ def body(kind: str, summary: str) -> str:
     if kind == "invalid":
         return "---\ntype: note\n---\n" + summary
     return page(summary) + "<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n"
-
-
-@pytest.fixture
-def no_racy_window() -> Iterator[None]:
-    saved = ev.CACHE_RACY_NS
-    ev.CACHE_RACY_NS = 0
-    try:
-        yield
-    finally:
-        ev.CACHE_RACY_NS = saved
 
 
 def make_workspace(root: Path) -> Any:

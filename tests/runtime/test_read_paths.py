@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -26,16 +26,6 @@ from echoes_lsp.runtime import echoes_vault as ev
 
 from .conftest import base_env, page
 from .test_page_cache import KINDS, STEMS, body, make_workspace, write
-
-
-@pytest.fixture
-def no_racy_window() -> Iterator[None]:
-    saved = ev.CACHE_RACY_NS
-    ev.CACHE_RACY_NS = 0
-    try:
-        yield
-    finally:
-        ev.CACHE_RACY_NS = saved
 
 
 def warm_cache(ws: Any) -> None:
