@@ -32,8 +32,9 @@ The writer: everything that touches the file system
   18. Generated adapters (5.3, 12.2, 12.4): agent files that delegate to the project runtime.
   19. Project runtime (12.1, 12.2): recognizing and installing the project's copy.
   20. Legacy migration (15): summaries taken from a legacy index by `init` and `migrate`.
-  21. Health (12.5), read-only: durable files and Git readiness (21.1); the vault walk (21.2);
-      the `status` report (21.3); the reference runtime's view (21.4); the status card (21.5).
+  21. Health (12.5), read-only: durable files and Git readiness (21.1); one read of the vault
+      (21.2); the vault walk (21.3); the required layout and crash leftovers (21.4); the `status`
+      report (21.5); the reference runtime's view (21.6); the status card (21.7).
   22. Commands (12.2 to 12.12), one handler each: shared helpers (22.1); install (22.2); protocol,
       status, hydrate, rebuild-index, start (22.3); search (22.4); hash (22.5); upsert (22.6);
       append and end (22.7).
@@ -3945,8 +3946,6 @@ def plan_migration(
 
 # --- 21.1 Durable files and Git readiness (spec 14) ------------------------------------------
 
-# --- Health: Git readiness (durable files Git would miss, local files it tracks) -------------
-
 _TEMP_NAME = re.compile(f"{TEMP_NAME}|{LEGACY_TEMP_NAME}")
 _OPENCODE_COMMAND_RELS = tuple(f".opencode/commands/echoes-{n}.md" for n in _OPENCODE_COMMANDS)
 _DURABLE_FILES = (
@@ -4116,7 +4115,7 @@ def _git_lists(
     result["ready"] = not commands
 
 
-# --- Health: one read of the vault (pages from the scan, every other file once) --------------
+# --- 21.2 One read of the vault (pages from the scan, every other file once) -----------------
 
 
 class PageFacts:
@@ -4172,7 +4171,7 @@ class PageFacts:
             self.conflicted.append((record.name, lines))
 
 
-# --- 21.2 The vault walk and its structure checks --------------------------------------------
+# --- 21.3 The vault walk and its structure checks --------------------------------------------
 
 
 class _Inventory:
@@ -4301,7 +4300,7 @@ def _take_file(
         inventory.check_markdown(rel, path, info)
 
 
-# --- Health: required layout and what a crash may have left ----------------------------------
+# --- 21.4 Required layout and what a crash may have left -------------------------------------
 
 
 def _structure_checks(ws: Workspace) -> List[Dict[str, Any]]:
@@ -4340,7 +4339,7 @@ def _structure_checks(ws: Workspace) -> List[Dict[str, Any]]:
     return checks
 
 
-# --- 21.3 The report of `status` and `inspect` -----------------------------------------------
+# --- 21.5 The report of `status` and `inspect`, one function per list ------------------------
 
 
 def recovery_health(
@@ -4389,9 +4388,6 @@ def recovery_health(
             journal_rel,
         )
     return {"lock": lock, "tempFiles": temps, "pendingEnd": pending}
-
-
-# --- Health: this runtime's report, one function per list ------------------------------------
 
 
 class _HealthReport:
@@ -4830,7 +4826,7 @@ def _report_totals(health: _HealthReport, read: _VaultRead) -> None:
         )
 
 
-# --- 21.4 The reference runtime's health view ------------------------------------------------
+# --- 21.6 The reference runtime's health view ------------------------------------------------
 
 # The lists of `health` that count as issues, the reference runtime's way (`issueCount` is the
 # sum of their lengths, plus one for an invalid state file).
@@ -4990,9 +4986,6 @@ def _reference_git(git: Dict[str, Any]) -> Dict[str, Any]:
     }
 
 
-# --- Health: the status card -----------------------------------------------------------------
-
-
 def _local_stamp(ns: int) -> Optional[str]:
     """`<ts>` of the contract: local time with its UTC offset, to the second."""
     if not ns:
@@ -5001,7 +4994,7 @@ def _local_stamp(ns: int) -> Optional[str]:
     return _local_iso(moment)
 
 
-# --- 21.5 The status card (`status --format card`) -------------------------------------------
+# --- 21.7 The status card (`status --format card`) -------------------------------------------
 
 
 def render_card(report: Dict[str, Any]) -> str:
