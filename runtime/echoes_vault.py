@@ -2101,18 +2101,25 @@ class VaultLock:
         check_path(self.ws, f"{RUNTIME_DIR}/{LOCK_NAME}")
         deadline = time.monotonic() + timeout
         delay = 0.01
-        while not self._try_create():
-            if self._cleared(stale):
-                continue
-            if time.monotonic() >= deadline:
-                raise EchoesError(
-                    f"another EchoesVault writer holds `{RUNTIME_DIR}/{LOCK_NAME}`; gave up "
-                    f"after waiting {timeout:g} s (a lock older than {stale:g} s is treated as "
-                    "stale)",
-                    "lock-timeout",
-                )
-            time.sleep(delay + (os.getpid() % 7) / 1000.0)
-            delay = min(delay * 1.5, 0.1)
+        try:
+            while not self._try_create():
+                if self._cleared(stale):
+                    continue
+                if time.monotonic() >= deadline:
+                    raise EchoesError(
+                        f"another EchoesVault writer holds `{RUNTIME_DIR}/{LOCK_NAME}`; gave up "
+                        f"after waiting {timeout:g} s (a lock older than {stale:g} s is treated "
+                        "as stale)",
+                        "lock-timeout",
+                    )
+                time.sleep(delay + (os.getpid() % 7) / 1000.0)
+                delay = min(delay * 1.5, 0.1)
+        except BaseException:
+            # SIGTERM between placing the lock and holding it: a lock file with this writer's
+            # token is taken back (release compares the token), never left for others to break.
+            self.held = True
+            self.release()
+            raise
         self.held = True
 
     def release(self) -> None:
@@ -2126,8 +2133,8 @@ class VaultLock:
                 pass
 
     def __enter__(self) -> VaultLock:
-        self.acquire()
         try:
+            self.acquire()
             # Fail closed before the first write: the generated files every writer may replace
             # must not be links or directories (spec 16).
             for rel in (f"{VAULT_DIR}/{INDEX_NAME}", f"{RUNTIME_DIR}/{STATE_NAME}"):

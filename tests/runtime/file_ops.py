@@ -8,6 +8,7 @@ by what the program does:
 - `log`: write every file change it makes under `within` (each open for writing, rename, link,
   removal, new directory, rmdir) to a JSON file, in order;
 - `kill`: SIGKILL the process just before its change number `kill` (counted from 0);
+- `term`: SIGTERM it just before its change number `term`, as a client that gives up does;
 - `fifo`: replace the file `fifo` by a FIFO just before the program first opens it, as another
   process could between a directory listing and the read that follows it.
 
@@ -35,10 +36,11 @@ def hooked(
     log: Optional[str] = None,
     kill: Optional[int] = None,
     fifo: Optional[str] = None,
+    term: Optional[int] = None,
 ) -> List[str]:
     """The command line that runs `program` (a script and its arguments, or `-m module ...`)
     with `python` under the hook."""
-    plan: Dict[str, Any] = {"within": within, "log": log, "kill": kill, "fifo": fifo}
+    plan: Dict[str, Any] = {"within": within, "log": log, "kill": kill, "fifo": fifo, "term": term}
     return [python, SCRIPT, json.dumps(plan), *program]
 
 
@@ -99,6 +101,9 @@ class Hook:
             return
         if self.plan.get("kill") == len(self.changes):
             os.kill(os.getpid(), signal.SIGKILL)
+        if self.plan.get("term") == len(self.changes):
+            self.plan["term"] = None
+            os.kill(os.getpid(), signal.SIGTERM)
         self.changes.append([event, *(os.fsdecode(path) for path in paths)])
 
     def save(self) -> None:

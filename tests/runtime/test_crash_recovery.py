@@ -138,6 +138,25 @@ def test_the_lock_token_names_its_owner(rt: Runtime, vault: Path) -> None:
     assert rt.ok("inspect")["lock"] == {"path": ".echoes-vault/lock", "present": False}
 
 
+def test_a_writer_terminated_just_after_placing_its_lock_takes_it_back(
+    vault: Path, tmp_path: Path
+) -> None:
+    """SIGTERM (a client that gives up) between the link that places the lock and the moment the
+    writer holds it: the writer unwinds and removes its own lock, rather than leaving it for the
+    next writer to judge stale."""
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps({"filename": "slow.md", "content": page()}))
+    args = ["upsert", "--payload", str(payload)]
+    probe = tmp_path / "probe"
+    shutil.copytree(vault, probe, symlinks=True)
+    changes = logged_changes(probe, args, tmp_path / "changes.json")
+    placed = next(n for n, change in enumerate(changes) if is_at(change, "os.link", "lock"))
+    terminated = run_hooked(vault, args, term=placed + 1)
+    assert terminated.returncode != 0, terminated.stdout
+    assert not lock_of(vault).exists(), "the terminated writer left its lock"
+    assert not (pages_dir(vault) / "slow.md").exists()
+
+
 @needs_proc
 def test_a_lock_left_by_a_killed_writer_is_removed_at_once(
     rt: Runtime, vault: Path, tmp_path: Path
