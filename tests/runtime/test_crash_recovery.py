@@ -138,19 +138,25 @@ def test_the_lock_token_names_its_owner(rt: Runtime, vault: Path) -> None:
     assert rt.ok("inspect")["lock"] == {"path": ".echoes-vault/lock", "present": False}
 
 
-def test_a_writer_terminated_just_after_placing_its_lock_takes_it_back(
-    vault: Path, tmp_path: Path
-) -> None:
-    """SIGTERM (a client that gives up) between the link that places the lock and the moment the
-    writer holds it: the writer unwinds and removes its own lock, rather than leaving it for the
-    next writer to judge stale."""
+def upsert_placing_its_lock(vault: Path, tmp_path: Path) -> Tuple[List[str], int]:
+    """An `upsert` of a new page, and the number of its file change that places the lock, found
+    by running the same command on a copy of the vault first."""
     payload = tmp_path / "payload.json"
     payload.write_text(json.dumps({"filename": "slow.md", "content": page()}))
     args = ["upsert", "--payload", str(payload)]
     probe = tmp_path / "probe"
     shutil.copytree(vault, probe, symlinks=True)
     changes = logged_changes(probe, args, tmp_path / "changes.json")
-    placed = next(n for n, change in enumerate(changes) if is_at(change, "os.link", "lock"))
+    return args, next(n for n, change in enumerate(changes) if is_at(change, "os.link", "lock"))
+
+
+def test_a_writer_terminated_just_after_placing_its_lock_takes_it_back(
+    vault: Path, tmp_path: Path
+) -> None:
+    """SIGTERM (a client that gives up) between the link that places the lock and the moment the
+    writer holds it: the writer unwinds and removes its own lock, rather than leaving it for the
+    next writer to judge stale."""
+    args, placed = upsert_placing_its_lock(vault, tmp_path)
     terminated = run_hooked(vault, args, term=placed + 1)
     assert terminated.returncode != 0, terminated.stdout
     assert not lock_of(vault).exists(), "the terminated writer left its lock"
@@ -163,14 +169,7 @@ def test_a_lock_left_by_a_killed_writer_is_removed_at_once(
 ) -> None:
     """A writer SIGKILLed just after placing its lock, before removing the lock's temporary name,
     leaves both behind; the next writer removes them without waiting for the lock at all."""
-    payload = tmp_path / "payload.json"
-    payload.write_text(json.dumps({"filename": "slow.md", "content": page()}))
-    args = ["upsert", "--payload", str(payload)]
-    # The same command on a copy first, to find the change that places the lock.
-    probe = tmp_path / "probe"
-    shutil.copytree(vault, probe, symlinks=True)
-    changes = logged_changes(probe, args, tmp_path / "changes.json")
-    placed = next(n for n, change in enumerate(changes) if is_at(change, "os.link", "lock"))
+    args, placed = upsert_placing_its_lock(vault, tmp_path)
     killed = run_hooked(vault, args, kill=placed + 1)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert lock_of(vault).exists(), "the killed writer left its lock"
