@@ -55,6 +55,15 @@ def write(path: Path, text: str) -> None:
     os.replace(temporary, path)
 
 
+def workspace_with_pages(root: Path, before: Dict[str, Tuple[str, str]]) -> Tuple[Any, Path]:
+    """A workspace at `root` whose pages/ holds a page of each (kind, summary) in `before`."""
+    ws = make_workspace(root)
+    pages = root / "EchoesVault" / "pages"
+    for stem, (kind, summary) in before.items():
+        write(pages / f"{stem}.md", body(kind, summary))
+    return ws, pages
+
+
 def facts(record: Any) -> Tuple[Any, ...]:
     return (record.name, record.row, record.deprecated, list(record.errors), record.conflict)
 
@@ -127,10 +136,7 @@ def test_cached_index_equals_a_cold_build(
 ) -> None:
     root = Path(tempfile.mkdtemp())
     try:
-        ws = make_workspace(root)
-        pages = root / "EchoesVault" / "pages"
-        for stem, (kind, summary) in before.items():
-            write(pages / f"{stem}.md", body(kind, summary))
+        ws, pages = workspace_with_pages(root, before)
         cache = ev.IndexCache(ws)
         ev.scan_pages(ws, cache)
         cache.save(force=True)

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from echoes_lsp.runtime import echoes_vault as ev
 
 from .conftest import base_env, page
-from .test_page_cache import KINDS, STEMS, body, make_workspace, write
+from .test_page_cache import KINDS, STEMS, body, make_workspace, workspace_with_pages, write
 
 
 def warm_cache(ws: Any) -> None:
@@ -72,10 +72,7 @@ def test_health_from_the_cache_equals_a_cold_read(
     """Both reports (this runtime's lists and the reference `health`), byte for byte."""
     root = Path(tempfile.mkdtemp())
     try:
-        ws = make_workspace(root)
-        pages = root / "EchoesVault" / "pages"
-        for stem, (kind, summary) in before.items():
-            write(pages / f"{stem}.md", body(kind, summary))
+        ws, pages = workspace_with_pages(root, before)
         (root / "EchoesVault" / "index.md").write_text(
             ev.scan_pages(ws).index_build()[0] or "", encoding="utf-8"
         )
