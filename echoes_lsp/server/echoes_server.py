@@ -42,6 +42,7 @@ from ..runtime import echoes_vault as rules
 from ..runtime_client import RuntimeCall, RuntimeFailure, run
 from .buffers import Buffers
 from .client_settings import Settings, parse_settings
+from .client_support import ClientSupport, declared
 from .large_documents import LargeDocuments
 from .lsp_convert import (
     Columns,
@@ -148,6 +149,8 @@ class EchoesServer(LanguageServer):
             "echoes-lsp", __version__, converter_factory=strict_converter(default_converter)
         )
         self.settings = Settings()
+        # What the client declared it can do (`initialize`); one rule for every feature.
+        self.support = ClientSupport()
         self._folders: Dict[str, Folder] = {}
         self.columns = Columns()
         self.pull = False
@@ -193,6 +196,10 @@ class EchoesServer(LanguageServer):
         )
         self.columns = Columns.negotiated(self.workspace.position_encoding)
 
+    def adopt_client(self, params: types.InitializeParams) -> None:
+        """Read once what the client can do; see `client_support`."""
+        self.support = ClientSupport.of(params)
+
     def use_diagnostics(self, pull: bool, refresh: bool) -> None:
         """Pull diagnostics when `pull`, else push them; `refresh`: the client can be asked to
         pull again. Not advertising pull diagnostics keeps a pull-capable client (Neovim) from
@@ -206,12 +213,8 @@ class EchoesServer(LanguageServer):
 
     def capability(self, path: str, default: Any = None) -> Any:
         """A client capability by dotted attribute path (`text_document.definition.link_support`)."""
-        value: Any = self.client_capabilities
-        for name in path.split("."):
-            value = getattr(value, name, None)
-            if value is None:
-                return default
-        return value
+        value = declared(self.client_capabilities, path)
+        return default if value is None else value
 
     # -- folders ---------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,16 @@ def test_check_called_in_process_returns_its_exit_code(
     # Run from the command line, `check` ends the process; called with arguments, it returns.
     assert main(["check", str(tmp_path)]) == 2
     assert "no EchoesVault/ folder found" in capfd.readouterr().err
+
+
+def test_editor_dir_prints_the_folder_of_a_shipped_integration(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["editor-dir", "nvim"]) == 0
+    folder = capfd.readouterr().out.strip()
+    assert os.path.isfile(os.path.join(folder, "lsp", "echoes_lsp.lua"))
+    assert main(["nvim-plugin"]) == 0
+    assert capfd.readouterr().out.strip() == folder
+    for wrong in ([], ["notepad"], ["nvim", "extra"]):
+        assert main(["editor-dir", *wrong]) == 2
+        assert "one of nvim, emacs, vim" in capfd.readouterr().err

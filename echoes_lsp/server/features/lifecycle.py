@@ -27,6 +27,7 @@ def has_vault(path: str) -> bool:
 
 def initialize(ls: EchoesServer, params: types.InitializeParams) -> None:
     ls.adopt_workspace()
+    ls.adopt_client(params)
     if params.initialization_options is not None:
         ls.apply_settings(params.initialization_options)
     choose_pull_or_push(ls, params.capabilities)
