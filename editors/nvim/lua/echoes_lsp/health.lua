@@ -81,6 +81,7 @@ local function check_server()
   local problem = echoes.server_problem()
   if problem then
     health.error('the server cannot start: ' .. problem, { 'To fix it, ' .. echoes.install_hint .. '.' })
+    health.info('PATH as Neovim sees it: ' .. (vim.env.PATH or ''))
     return nil
   end
   local cmd = config.cmd == echoes.cmd and echoes.resolve_cmd() or config.cmd

@@ -20,6 +20,9 @@ local defaults = {
   completion = false,
   -- Open the quickfix window after `:EchoesSearch`.
   open_quickfix = true,
+  -- Show each diagnostic's message at the end of its line (virtual text) in vault pages only;
+  -- Neovim 0.11 turns virtual text off by default. `true` or a `vim.diagnostic.Opts.VirtualText`.
+  virtual_text = false,
 }
 M.options = vim.deepcopy(defaults)
 
@@ -69,7 +72,8 @@ end
 
 --- How to install the server today (it is not on PyPI yet), for messages and `:checkhealth`.
 M.install_hint = 'install it from a checkout of echoes-lsp: `pipx install /path/to/echoes-lsp` '
-  .. '(or `python3 -m pip install --user /path/to/echoes-lsp`; echoes-lsp is not on PyPI yet), '
+  .. '(or `python3 -m pip install --user /path/to/echoes-lsp`; echoes-lsp is not on PyPI yet; '
+  .. 'its docs/install.md says more), '
   .. 'or point cmd at a Python that has it: '
   .. "vim.lsp.config('echoes_lsp', { cmd = { '/path/to/python', '-m', 'echoes_lsp', 'serve' } })"
 
@@ -118,6 +122,9 @@ function M.cmd(dispatchers, config)
   })
 end
 
+--- The problem when the default `cmd` finds no server.
+M.not_found = '`echoes-lsp` is not on PATH and `python3 -m echoes_lsp` does not work'
+
 --- Why the configured server cannot start, or nil when it can (as far as can be known before
 --- starting it).
 ---@return string?
@@ -128,7 +135,7 @@ function M.server_problem()
     if M.resolve_cmd() then
       return nil
     end
-    return '`echoes-lsp` is not on PATH and `python3 -m echoes_lsp` does not work'
+    return M.not_found
   elseif type(cmd) == 'function' then
     return nil
   elseif type(cmd) == 'table' and type(cmd[1]) == 'string' then
@@ -142,8 +149,21 @@ end
 
 local problem_shown = false
 
+--- The one-line notification for `problem` (a `server_problem()`): it fits one line of an
+--- 80-column screen, so Neovim never stops at a Press-ENTER prompt for it; `:checkhealth` says the
+--- rest.
+---@param problem string
+---@return string
+function M.problem_message(problem)
+  if problem == M.not_found then
+    return 'echoes-lsp is not installed: pipx install it, see :checkhealth echoes_lsp'
+  end
+  return 'echoes-lsp cannot start: its cmd does not run, see :checkhealth echoes_lsp'
+end
+
 --- Shows, once per session, why the server cannot start and how to install it. Returns whether
---- the server can start.
+--- the server can start. The message is scheduled: an error raised or shown inside the FileType
+--- autocommand that asks would reach the user as "Error executing lua callback" with a traceback.
 ---@return boolean
 function M.check_server()
   local problem = M.server_problem()
@@ -152,13 +172,9 @@ function M.check_server()
   end
   if not problem_shown then
     problem_shown = true
-    notify(
-      ('the language server echoes-lsp cannot start: %s. To fix it, %s; then :edit. See :checkhealth echoes_lsp'):format(
-        problem,
-        M.install_hint
-      ),
-      vim.log.levels.ERROR
-    )
+    vim.schedule(function()
+      vim.notify(M.problem_message(problem), vim.log.levels.WARN)
+    end)
   end
   return false
 end
@@ -652,30 +668,58 @@ end
 
 -- Setup -------------------------------------------------------------------------------------------
 
---- Optional: `require('echoes_lsp').setup({ completion = true })`.
-function M.setup(opts)
-  M.options = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
-  local group = vim.api.nvim_create_augroup('echoes_lsp_setup', { clear = true })
-  if M.options.completion then
-    vim.api.nvim_create_autocmd('LspAttach', {
-      group = group,
-      callback = function(args)
-        local client = vim.lsp.get_client_by_id(args.data.client_id)
-        if client and client.name == M.name then
-          -- Autotrigger opens the menu on `[`: without `noselect` (or `noinsert`) Neovim would
-          -- insert the first item by itself and the next key would land after it.
-          local completeopt = vim.split(vim.bo[args.buf].completeopt ~= '' and vim.bo[args.buf].completeopt or vim.o.completeopt, ',', { trimempty = true })
-          for _, flag in ipairs({ 'menuone', 'noselect' }) do
-            if not vim.tbl_contains(completeopt, flag) and not (flag == 'noselect' and vim.tbl_contains(completeopt, 'noinsert')) then
-              table.insert(completeopt, flag)
-            end
-          end
-          vim.bo[args.buf].completeopt = table.concat(completeopt, ',')
-          vim.lsp.completion.enable(true, client.id, args.buf, { autotrigger = true })
-        end
-      end,
-    })
+--- Built-in completion with autotrigger for the client's buffers: autotrigger opens the menu on
+--- `[`, so without `noselect` (or `noinsert`) Neovim would insert the first item by itself and the
+--- next key would land after it.
+---@param client vim.lsp.Client
+---@param bufnr integer
+local function enable_completion(client, bufnr)
+  local current = vim.bo[bufnr].completeopt ~= '' and vim.bo[bufnr].completeopt or vim.o.completeopt
+  local completeopt = vim.split(current, ',', { trimempty = true })
+  for _, flag in ipairs({ 'menuone', 'noselect' }) do
+    local covered = flag == 'noselect' and vim.tbl_contains(completeopt, 'noinsert')
+    if not vim.tbl_contains(completeopt, flag) and not covered then
+      table.insert(completeopt, flag)
+    end
   end
+  vim.bo[bufnr].completeopt = table.concat(completeopt, ',')
+  vim.lsp.completion.enable(true, client.id, bufnr, { autotrigger = true })
+end
+
+--- Virtual text for the client's diagnostics only: set on its namespaces, so other servers and
+--- non-vault buffers keep the global `vim.diagnostic.config()`.
+---@param client vim.lsp.Client
+---@param virtual_text boolean|table
+local function enable_virtual_text(client, virtual_text)
+  for _, is_pull in ipairs({ false, true }) do
+    local namespace = vim.lsp.diagnostic.get_namespace(client.id, is_pull)
+    vim.diagnostic.config({ virtual_text = virtual_text }, namespace)
+  end
+end
+
+--- Optional: `require('echoes_lsp').setup({ completion = true, virtual_text = true })`. Options
+--- merge over those of an earlier call, so separate snippets of a config add up.
+function M.setup(opts)
+  M.options = vim.tbl_deep_extend('force', M.options, opts or {})
+  local group = vim.api.nvim_create_augroup('echoes_lsp_setup', { clear = true })
+  if not M.options.completion and not M.options.virtual_text then
+    return
+  end
+  vim.api.nvim_create_autocmd('LspAttach', {
+    group = group,
+    callback = function(args)
+      local client = vim.lsp.get_client_by_id(args.data.client_id)
+      if not client or client.name ~= M.name then
+        return
+      end
+      if M.options.completion then
+        enable_completion(client, args.buf)
+      end
+      if M.options.virtual_text then
+        enable_virtual_text(client, M.options.virtual_text)
+      end
+    end,
+  })
 end
 
 return M
