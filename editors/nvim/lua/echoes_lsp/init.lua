@@ -149,21 +149,20 @@ end
 
 local problem_shown = false
 
---- The one-line notification for `problem` (a `server_problem()`): it fits one line of an
---- 80-column screen, so Neovim never stops at a Press-ENTER prompt for it; `:checkhealth` says the
---- rest.
+--- The one-line notification for `problem` (a `server_problem()`): it fits `v:echospace` of an
+--- 80-column screen (68), so Neovim never stops at a Press-ENTER prompt for it; `:checkhealth`
+--- says the rest.
 ---@param problem string
 ---@return string
 function M.problem_message(problem)
   if problem == M.not_found then
-    return 'echoes-lsp is not installed: pipx install it, see :checkhealth echoes_lsp'
+    return 'echoes-lsp not found: pipx install it (:checkhealth echoes_lsp)'
   end
-  return 'echoes-lsp cannot start: its cmd does not run, see :checkhealth echoes_lsp'
+  return 'echoes-lsp cmd does not run: see :checkhealth echoes_lsp'
 end
 
 --- Shows, once per session, why the server cannot start and how to install it. Returns whether
---- the server can start. The message is scheduled: an error raised or shown inside the FileType
---- autocommand that asks would reach the user as "Error executing lua callback" with a traceback.
+--- the server can start.
 ---@return boolean
 function M.check_server()
   local problem = M.server_problem()
@@ -172,8 +171,11 @@ function M.check_server()
   end
   if not problem_shown then
     problem_shown = true
+    -- Scheduled: shown inside the FileType autocommand that asks, a message at ERROR level would
+    -- raise and reach the user as "Error executing lua callback" with a traceback.
+    local message = M.problem_message(problem)
     vim.schedule(function()
-      vim.notify(M.problem_message(problem), vim.log.levels.WARN)
+      vim.notify(message, vim.log.levels.WARN)
     end)
   end
   return false
