@@ -1,10 +1,11 @@
 -- Observer for the documentation snippet tests (test_snippets.py), loaded with `--cmd` before the
 -- snippet, which runs as the user's init.lua. It records what the user would see (notifications,
--- `:messages`, `v:errmsg`), edits a second page as `:e` does, evaluates the statusline, optionally
+-- `:messages`, `v:errmsg`, Press-ENTER prompts), edits a second page as `:e` does, evaluates the statusline, optionally
 -- runs `:checkhealth echoes_lsp`, then writes a JSON report and quits.
 --
 -- Environment:
 --   ECHOES_SNIPPET_OUT     path of the JSON report
+--   ECHOES_SNIPPET_FIRST   page edited first, with `:e` (optional: else Neovim starts on a page)
 --   ECHOES_SNIPPET_NEXT    page edited after start-up
 --   ECHOES_SNIPPET_ATTACH  '1': wait for echoes_lsp to attach to each page (the server is present)
 --   ECHOES_SNIPPET_HEALTH  '1': run `:checkhealth echoes_lsp` at the end
@@ -20,6 +21,25 @@ vim.notify = function(message, level, opts)
   table.insert(report.notifications, { message = tostring(message), level = level or vim.log.levels.INFO })
   return notify(message, level, opts)
 end
+
+-- With a screen (the tests run Neovim in a terminal), a message too long for the command line,
+-- or several, stop Neovim at a Press-ENTER prompt (mode `r`). Record each one and press Enter,
+-- from a timer that runs even while Neovim waits there.
+report.prompts = 0
+local prompt_watch = assert(vim.uv.new_timer())
+local at_prompt = false
+prompt_watch:start(10, 10, function()
+  local mode = vim.api.nvim_get_mode().mode
+  if mode == 'r' or mode == 'rm' then
+    if not at_prompt then
+      report.prompts = report.prompts + 1
+      vim.api.nvim_input('<CR>')
+    end
+    at_prompt = true
+  else
+    at_prompt = false
+  end
+end)
 
 local function settle(condition)
   -- Lets scheduled callbacks run; returns early when `condition` holds.
@@ -81,9 +101,13 @@ local function run()
   if vim.env.ECHOES_SNIPPET_MODULE then
     evaluate_module(vim.env.ECHOES_SNIPPET_MODULE)
   end
+  if vim.env.ECHOES_SNIPPET_FIRST then
+    local ok, err = pcall(vim.cmd.edit, vim.fn.fnameescape(vim.env.ECHOES_SNIPPET_FIRST))
+    report.edit_error = not ok and tostring(err) or nil
+  end
   observe_page(false)
   local ok, err = pcall(vim.cmd.edit, vim.fn.fnameescape(vim.env.ECHOES_SNIPPET_NEXT))
-  report.edit_error = not ok and tostring(err) or nil
+  report.edit_error = report.edit_error or (not ok and tostring(err) or nil)
   observe_page(true)
   report.global_virtual_text = vim.diagnostic.config().virtual_text or false
   if vim.o.statusline ~= '' then
@@ -105,6 +129,8 @@ vim.api.nvim_create_autocmd('VimEnter', {
       report.errmsg = vim.v.errmsg
       report.messages = vim.fn.execute('messages')
       report.clients = #vim.lsp.get_clients({ name = 'echoes_lsp' })
+      report.columns = vim.o.columns
+      prompt_watch:stop()
       local file = assert(io.open(assert(vim.env.ECHOES_SNIPPET_OUT), 'w'))
       file:write(vim.json.encode(report))
       file:close()
