@@ -9,6 +9,7 @@
 --   ECHOES_SNIPPET_NEXT    page edited after start-up
 --   ECHOES_SNIPPET_ATTACH  '1': wait for echoes_lsp to attach to each page (the server is present)
 --   ECHOES_SNIPPET_HEALTH  '1': run `:checkhealth echoes_lsp` at the end
+--   ECHOES_SNIPPET_DIAGNOSTICS  '1': wait for the diagnostics of the second page (it has problems)
 --   ECHOES_SNIPPET_MODULE  a lazy.nvim plugin spec file to evaluate (optional)
 
 local WAIT_MS = 20000
@@ -87,7 +88,7 @@ local function observe_page(has_problems)
     return
   end
   report.attached = (report.attached or 0) + 1
-  if has_problems then
+  if has_problems and vim.env.ECHOES_SNIPPET_DIAGNOSTICS == '1' then
     vim.wait(WAIT_MS, function()
       return #vim.diagnostic.get(bufnr) > 0
     end, 20)

@@ -48,6 +48,8 @@ SYSTEM_PATH = "/usr/bin:/bin"
 SCREEN = (24, 80)
 ECHOSPACE = 80 - 12
 PROCESS_TIMEOUT = 120.0
+DEVICE_ATTRIBUTES_QUERY = b"\x1b[c"
+DEVICE_ATTRIBUTES_ANSWER = b"\x1b[?62;22c"
 BAD_OUTPUT = (
     "Error detected",
     "Error executing",
@@ -121,6 +123,14 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_workspace(tmp_path_factory.mktemp("snippets"), defects=True)
 
 
+def uses_plugin_checkout(snippet: Snippet) -> bool:
+    return f"{ROOT}/editors/nvim" in snippet.base + snippet.code
+
+
+def asks_virtual_text(snippet: Snippet) -> bool:
+    return "virtual_text = true" in snippet.base + snippet.code
+
+
 def run_in_terminal(argv: List[str], cwd: Path, env: Dict[str, str]) -> Tuple[int, str]:
     """Run Neovim with a screen (a pseudo-terminal of SCREEN), as a user starts it; returns its
     exit status and everything it drew."""
@@ -152,6 +162,10 @@ def run_in_terminal(argv: List[str], cwd: Path, env: Dict[str, str]) -> Tuple[in
             if not data:
                 break
             drawn += data
+            # Answer "which terminal are you" (DA1) as a VT220 would: Neovim waits a second for
+            # the answer when it exits.
+            for _ in range(data.count(DEVICE_ATTRIBUTES_QUERY)):
+                os.write(master, DEVICE_ATTRIBUTES_ANSWER)
     finally:
         os.close(master)
         if process.poll() is None:
@@ -188,7 +202,10 @@ def run_snippet(
         "ECHOES_SNIPPET_OUT": str(tmp / "report.json"),
         "ECHOES_SNIPPET_NEXT": "EchoesVault/pages/missing-fields.md",
         "ECHOES_SNIPPET_ATTACH": "1" if attach else "0",
-        "ECHOES_SNIPPET_HEALTH": "0" if attach else "1",
+        # Health is asked where the plugin is loaded without the server (from a checkout).
+        "ECHOES_SNIPPET_HEALTH": "0" if attach or not uses_plugin_checkout(snippet) else "1",
+        # The diagnostics (and their virtual text) are waited for where `setup()` asks for it.
+        "ECHOES_SNIPPET_DIAGNOSTICS": "1" if asks_virtual_text(snippet) else "0",
     }
     if snippet.kind == "module":
         module = config / "nvim" / "lua" / "plugins" / "echoes_lsp.lua"
@@ -244,10 +261,6 @@ def about_echoes(report: Dict[str, Any]) -> List[Dict[str, Any]]:
     return [n for n in report["notifications"] if "echoes-lsp" in n["message"]]
 
 
-def uses_plugin_checkout(snippet: Snippet) -> bool:
-    return f"{ROOT}/editors/nvim" in snippet.base + snippet.code
-
-
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.name for s in SNIPPETS])
 def test_without_the_server_one_short_notification_and_no_error(
     snippet: Snippet, vault: Path, tmp_path: Path
@@ -281,8 +294,8 @@ def test_with_the_server_it_attaches_and_says_nothing(
         assert report["module_dir_has_plugin"], report
         return
     assert report.get("attached") == 2, report
-    assert report["diagnostics"] > 0
-    if "virtual_text = true" in snippet.base + snippet.code:
+    if asks_virtual_text(snippet):
+        assert report["diagnostics"] > 0
         assert report["virtual_texts"] > 0, "setup({ virtual_text = true }) shows no message"
         assert report["global_virtual_text"] is False, "virtual text must stay scoped to vaults"
 
