@@ -1,12 +1,14 @@
 """Every Neovim snippet of the docs, read from the Markdown files, run verbatim as the user's
-init.lua in headless Neovim, with and without `echoes-lsp` on PATH.
+init.lua in real Neovim, with and without `echoes-lsp` on PATH.
 
 A Lua block whose first line is `-- init.lua...` is a whole init.lua; one whose first line is
 `-- lua/plugins/...` is a lazy.nvim spec file (evaluated, its spec checked); every other block is
 added to init.lua after the first whole init.lua of its page (all such blocks of a page in one
-run). The only change is the placeholder `/path/to/echoes-lsp`, replaced by this checkout.
-Without the server: no error of any kind, one short notification naming echoes-lsp and how to
-install it, and `:checkhealth echoes_lsp` explaining it wherever the plugin is loaded. With it:
+run). The only change is the placeholder `/path/to/echoes-lsp/editors/nvim`, replaced by this
+checkout's folder. Without the server, Neovim runs with a screen (a terminal) so that a
+Press-ENTER prompt would happen: no error of any kind, no prompt, one short notification naming
+echoes-lsp and how to install it, and `:checkhealth echoes_lsp` explaining it wherever the plugin
+is loaded. With it (headless):
 the client attaches to both pages, nothing is notified, and `virtual_text = true` in `setup()`
 shows the messages in vault pages without changing the global setting.
 """
@@ -40,7 +42,9 @@ DOCS = [
     *sorted((ROOT / "docs" / "editors").glob("*.md")),
     ROOT / "editors" / "nvim" / "README.md",
 ]
-PLACEHOLDER = "/path/to/echoes-lsp"
+# The placeholder of the plugin's folder in a checkout (a message naming `/path/to/echoes-lsp`
+# keeps it: its length is checked as written).
+PLACEHOLDER = "/path/to/echoes-lsp/editors/nvim"
 # Only the system's directories: no `echoes-lsp`, and a python3 without the package.
 SYSTEM_PATH = "/usr/bin:/bin"
 # The terminal Neovim runs in without the server, and what fits its command line (`v:echospace`:
@@ -84,7 +88,7 @@ def documented_snippets() -> List[Snippet]:
         base = ""
         fragments: List[str] = []
         for line, code in lua_blocks(path):
-            code = code.replace(PLACEHOLDER, str(ROOT))
+            code = code.replace(PLACEHOLDER, str(ROOT / "editors" / "nvim"))
             first = code.lstrip().splitlines()[0] if code.strip() else ""
             if first.startswith("-- init.lua"):
                 snippets.append(Snippet(f"{page}:{line}", "init", code))
