@@ -21,19 +21,20 @@ from ..runtime_client import RuntimeCall
 from . import fix_command, parallel_check
 from .project_config import FAIL_LEVELS, CheckConfig, check_selectors, resolve, split_list
 from .report import (
+    COLOR_CHOICES,
+    NO_HYPERLINKS,
     Diagnostic,
     FixOutcome,
     RelatedSpot,
     Report,
-    Style,
     clean,
-    color_enabled,
     display_path,
     render_concise,
     render_github,
     render_json,
     render_sarif,
     render_text,
+    text_style,
     write,
 )
 
@@ -72,6 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="workspace, EchoesVault/ folder, sub-folder or file (default: the current workspace)",
     )
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    parser.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="colour and links to each code's page in text output (default auto: on a "
+        "terminal, off with NO_COLOR, on with FORCE_COLOR; links off with "
+        f"{NO_HYPERLINKS}=1)",
+    )
     parser.add_argument(
         "--select", metavar="CODES", help="only these codes or prefixes (EV3,EV402)"
     )
@@ -483,7 +492,13 @@ class SourceCache:
             self.lines.pop(path, None)
 
 
-def render(report: Report, fmt: str, levels: Callable[[str], str], overlays: Dict[str, str]) -> str:
+def render(
+    report: Report,
+    fmt: str,
+    levels: Callable[[str], str],
+    overlays: Dict[str, str],
+    color: str = "auto",
+) -> str:
     if fmt == "json":
         return render_json(report)
     if fmt == "sarif":
@@ -492,7 +507,7 @@ def render(report: Report, fmt: str, levels: Callable[[str], str], overlays: Dic
         return render_github(report)
     if fmt == "concise":
         return render_concise(report)
-    return render_text(report, Style(color_enabled(sys.stdout)), SourceCache(overlays))
+    return render_text(report, text_style(sys.stdout, color), SourceCache(overlays))
 
 
 def _flags(args: argparse.Namespace) -> Dict[str, object]:
@@ -652,7 +667,7 @@ def _show_report(
             sys.stderr.write(f"echoes-lsp check: {clean(note)}\n")
         for outcome in report.fixes:
             sys.stderr.write(_fix_line(outcome) + "\n")
-    write(sys.stdout, render(report, args.format, policy.level, overlays))
+    write(sys.stdout, render(report, args.format, policy.level, overlays, args.color))
     if errors:
         return EXIT_USAGE
     if report.failed or any(o.status in ("failed", "refused") for o in report.fixes):

@@ -118,7 +118,8 @@ def test_github_annotations(workspace: Path, check_here: CheckRun) -> None:
     ) in lines
     assert (
         "::error file=EchoesVault/pages/conflicted.md,line=10,col=1,endLine=10,endColumn=13,"
-        "title=EV400::unresolved Git conflict marker (start)"
+        "title=EV400::unresolved Git conflict marker (start): keep one side (or merge both) and "
+        "delete the marker lines (`<<<<<<<`, `=======`, `>>>>>>>`)"
     ) in lines
     assert any(line.startswith("::notice ") and "title=EV311::" in line for line in lines)
     assert all(

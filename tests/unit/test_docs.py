@@ -9,7 +9,8 @@ import unicodedata
 from pathlib import Path
 from typing import Iterator, List, Set, Tuple
 
-from echoes_lsp.engine.codes import CODE_PAGES_URL, CODES
+from echoes_lsp.engine import codes as code_table
+from echoes_lsp.engine.codes import CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -22,10 +23,38 @@ LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
+def declared_docs_url() -> str:
+    """`Documentation` in pyproject.toml's `[project.urls]`, read with a TOML parser."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        return tomllib.load(handle)["project"]["urls"]["Documentation"]
+
+
+def test_the_documentation_address_is_the_one_pyproject_declares() -> None:
+    declared = declared_docs_url()
+    assert declared.endswith("/docs/")
+    assert code_table.docs_base() == declared
+    assert code_table._from_pyproject() == declared  # the checkout's fallback reads the same
+    assert "github.com" not in (ROOT / "echoes_lsp" / "engine" / "codes.py").read_text("utf-8")
+
+
+def test_without_metadata_or_pyproject_no_address_is_invented(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(code_table, "_from_metadata", lambda: None)
+    monkeypatch.setattr(code_table, "PYPROJECT", str(tmp_path / "pyproject.toml"))
+    code_table.docs_base.cache_clear()
+    try:
+        assert code_table.docs_base() == ""
+        assert CODES["EV300"].url == ""
+    finally:
+        code_table.docs_base.cache_clear()
+
+
 def test_every_code_links_to_its_page() -> None:
     for code in CODES.values():
-        assert code.url == f"{CODE_PAGES_URL}{code.code}.md"
-        assert code.url.startswith("https://github.com/") and "/blob/main/docs/codes/" in code.url
+        assert code.url == f"{declared_docs_url()}codes/{code.code}.md"
         page = DOCS / code.page
         assert page.is_file(), code.code
         text = page.read_text(encoding="utf-8")
