@@ -51,9 +51,7 @@ def test_explain_and_the_docs_page_say_the_same(code: str, capsys: pytest.Captur
     position = 0
     for line in prose:
         for text in re.findall(r"\[([^\]]+)\]\(", line) or [line]:
-            found = next(
-                (n for n in range(position, len(printed)) if text in printed[n]), None
-            )
+            found = next((n for n in range(position, len(printed)) if text in printed[n]), None)
             assert found is not None, (code, line)
             position = found
     assert "](" not in "\n".join(printed)
