@@ -49,10 +49,25 @@ exit codes:
      with --diff, changes to show
   2  usage or configuration error, missing path, or no readable EchoesVault/
 
+{fixes}
 configuration: [tool.echoes-lsp] in pyproject.toml and .echoes-lsp.toml at the workspace root
 (keys select, ignore, fail-on, exclude, severity, secrets); flags override .echoes-lsp.toml,
 which overrides pyproject.toml.
 """
+
+
+NOTHING_FIXABLE = (
+    f"--fix: nothing was fixable (it fixes only {', '.join(fix_command.FIXABLE)}; "
+    "see `echoes-lsp check --help`)"
+)
+
+
+def _epilog() -> str:
+    """The exit codes, what `--fix` changes (from the fixes' own descriptions), the configuration."""
+    fixes = "\n".join(f"  {code}  {fix_command.DESCRIPTIONS[code]}" for code in fix_command.FIXABLE)
+    return EPILOG.format(
+        fixes=f"--fix changes only these (other codes are left to you):\n{fixes}\n"
+    )
 
 
 class UsageError(Exception):
@@ -63,14 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="echoes-lsp check",
         description="Validate an EchoesVault: a workspace, a vault, folders or single files.",
-        epilog=EPILOG,
+        epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "paths",
         nargs="*",
         metavar="PATH",
-        help="workspace, EchoesVault/ folder, sub-folder or file (default: the current workspace)",
+        help="workspace, EchoesVault/ folder, sub-folder or file (default: the current "
+        "workspace); `-` with --stdin-filename: standard input",
     )
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
     parser.add_argument(
@@ -107,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--fix",
         action="store_true",
-        help=f"apply safe fixes ({', '.join(fix_command.FIXABLE)}) via the runtime",
+        help="apply the safe fixes listed below, each written through the runtime",
     )
     parser.add_argument(
         "--diff", action="store_true", help="show the fixes as a unified diff; write nothing"
@@ -529,10 +545,14 @@ def _read_stdin() -> Tuple[Optional[str], Optional[str]]:
 
 def _validate(args: argparse.Namespace) -> None:
     if args.stdin_filename is not None:
-        if args.paths:
-            raise UsageError("--stdin-filename takes no PATH arguments")
+        if args.paths not in ([], ["-"]):
+            raise UsageError("--stdin-filename takes no PATH arguments but `-`")
         if args.fix or args.diff or args.watch:
             raise UsageError("--stdin-filename cannot be combined with --fix, --diff or --watch")
+    elif "-" in args.paths:
+        raise UsageError(
+            "`-` (standard input) needs --stdin-filename to name the file it stands for"
+        )
     if args.watch and (args.fix or args.diff):
         raise UsageError("--watch cannot be combined with --fix or --diff")
     if args.watch and args.format in ("sarif", "github"):
@@ -575,6 +595,8 @@ def check(
     for space in spaces:
         diagnostics.extend(_fix_and_report(space, args, cwd, outcomes, diffs))
     diagnostics.sort(key=Diagnostic.sort_key)
+    if args.fix and not outcomes:
+        notes.append(NOTHING_FIXABLE)
     if args.diff:
         return _show_diffs(diffs, notes, outcomes, errors)
     report = Report(

@@ -33,7 +33,7 @@ def pages_folder() -> Optional[str]:
     return None
 
 
-def _link(match: "re.Match[str]") -> str:
+def _link(match: re.Match[str]) -> str:
     """A Markdown link as terminal text: another code's page by its `explain` command, a docs page
     by its address, an outside address as itself."""
     text, target = match.group(1), match.group(2)

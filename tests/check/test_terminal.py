@@ -124,3 +124,51 @@ def test_messages_of_common_codes_say_what_to_do(tmp_path: Path, check_here: Che
     assert refused.returncode == 2
     error = json.loads(refused.stderr)["error"]
     assert error.endswith("EV104 line 5: required field `status` is missing"), error
+
+
+# -- --help, --fix with nothing to fix, `-` ------------------------------------------------------
+
+
+def test_help_says_what_fix_changes(tmp_path: Path, check_here: CheckRun) -> None:
+    from echoes_lsp.cli import fix_command
+
+    process = check_here("--help", cwd=tmp_path)
+    assert process.returncode == 0
+    listed = process.stdout.split("--fix changes only these")[1]
+    for code in fix_command.FIXABLE:
+        assert f"  {code}  {fix_command.DESCRIPTIONS[code]}\n" in listed
+    assert "byte-order mark" in listed  # EV100 is fixed only when a BOM is its cause
+
+
+def test_fix_with_nothing_fixable_says_so(clean_workspace: Path, check_here: CheckRun) -> None:
+    from .conftest import write_page
+
+    write_page(clean_workspace / "EchoesVault", "linked", body="See [[nowhere]].\n")
+    first = check_here("--fix", cwd=clean_workspace).stdout
+    assert "index.md: fixed EV403" in first and "nothing was fixable" not in first
+    before = (clean_workspace / "EchoesVault" / "pages" / "linked.md").read_bytes()
+    process = check_here("--fix", cwd=clean_workspace)
+    assert "--fix: nothing was fixable (it fixes only EV100, EV201, EV310, EV402, EV403;" in (
+        process.stdout
+    )
+    assert (clean_workspace / "EchoesVault" / "pages" / "linked.md").read_bytes() == before
+    as_json = json.loads(check_here("--fix", "--format", "json", cwd=clean_workspace).stdout)
+    assert any(note.startswith("--fix: nothing was fixable") for note in as_json["notes"])
+    plain = check_here(cwd=clean_workspace).stdout
+    assert "nothing was fixable" not in plain  # only when --fix was asked for
+
+
+def test_dash_is_standard_input_with_stdin_filename(clean_workspace: Path) -> None:
+    from .conftest import run_check
+
+    name = "EchoesVault/pages/typed.md"
+    process = run_check(
+        "--format", "concise", "--stdin-filename", name, "-", cwd=clean_workspace, stdin=b"x\n"
+    )
+    assert process.returncode == 1, process.stderr
+    assert process.stdout.startswith(f"{name}:1:1: EV100 [error]")
+    alone = run_check("-", cwd=clean_workspace)
+    assert alone.returncode == 2
+    assert "`-` (standard input) needs --stdin-filename" in alone.stderr
+    other = run_check("--stdin-filename", name, "EchoesVault", cwd=clean_workspace)
+    assert other.returncode == 2 and "takes no PATH arguments but `-`" in other.stderr
