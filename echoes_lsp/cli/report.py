@@ -345,7 +345,9 @@ def summary_line(report: Report) -> str:
         parts.append(f"{total} {name} ({codes})")
     if not parts:
         return f"{head}: no problems."
-    return f"{head}: " + ", ".join(parts) + "."
+    # "problems", the word the editor's status uses for the same diagnostics (docs/concepts.md)
+    total = len(report.diagnostics)
+    return f"{head}, {total} problem{'' if total == 1 else 's'}: " + ", ".join(parts) + "."
 
 
 def fixable_line(report: Report) -> Optional[str]:

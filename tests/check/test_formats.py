@@ -58,7 +58,7 @@ def test_text_output_has_frames_carets_and_summary(workspace: Path, check_here: 
     assert caret_line.count("^") == len("audit-trail")
     last = out.rstrip("\n").split("\n")[-1]
     assert re.fullmatch(
-        r"Checked 19 files in (?:\d+ms|<1ms|\d+\.\d\ds): 14 errors \(.*\), 10 warnings \(.*EV300 x4.*\), "
+        r"Checked 19 files in (?:\d+ms|<1ms|\d+\.\d\ds), 27 problems: 14 errors \(.*\), 10 warnings \(.*EV300 x4.*\), "
         r"2 information \(EV301, EV310\), 1 hint \(EV311\)\.",
         last,
     ), last
