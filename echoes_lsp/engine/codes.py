@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from functools import lru_cache
-from typing import Dict, NamedTuple, Optional
+from typing import Dict, Iterable, NamedTuple, Optional
 
 from ..runtime import echoes_vault as rules
 
@@ -14,23 +14,47 @@ from ..runtime import echoes_vault as rules
 # that was never installed, from pyproject.toml itself). One page per code lives under codes/.
 DISTRIBUTION = "echoes-lsp"
 URL_KEY = "Documentation"
-PYPROJECT = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "pyproject.toml"
-)
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYPROJECT = os.path.join(os.path.dirname(PACKAGE), "pyproject.toml")
 
 
-def _from_metadata() -> Optional[str]:
-    from importlib import metadata  # here: most runs never need an address
-
-    try:
-        entries = metadata.metadata(DISTRIBUTION).get_all("Project-URL") or []
-    except metadata.PackageNotFoundError:
-        return None
-    for entry in entries:
-        label, _, url = entry.partition(",")
+def _documentation(project_urls: Iterable[str]) -> Optional[str]:
+    """The address labelled `Documentation` among `Project-URL` values (`LABEL, ADDRESS`)."""
+    for value in project_urls:
+        label, _, url = value.partition(",")
         if label.strip() == URL_KEY and url.strip():
             return url.strip()
     return None
+
+
+def _from_dist_info() -> Optional[str]:
+    """The metadata of an installed wheel, read where the wheel puts it (beside the package):
+    the quick way, as a check that reports addresses should not pay for a search of sys.path."""
+    site = os.path.dirname(PACKAGE)
+    try:
+        found = [name for name in os.listdir(site) if name.startswith("echoes_lsp-")]
+    except OSError:
+        return None
+    for name in sorted(found):
+        if name.endswith(".dist-info"):
+            try:
+                with open(os.path.join(site, name, "METADATA"), encoding="utf-8") as handle:
+                    head = handle.read().split("\n\n", 1)[0].split("\n")
+            except OSError:
+                continue
+            values = [line.partition(":")[2] for line in head if line.startswith("Project-URL:")]
+            return _documentation(values)
+    return None
+
+
+def _from_metadata() -> Optional[str]:
+    """The metadata as importlib finds it (any other installation layout)."""
+    from importlib import metadata  # here: most runs never need an address
+
+    try:
+        return _documentation(metadata.metadata(DISTRIBUTION).get_all("Project-URL") or [])
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def _from_pyproject() -> Optional[str]:
@@ -49,9 +73,10 @@ def _from_pyproject() -> Optional[str]:
 
 @lru_cache(maxsize=1)
 def docs_base() -> str:
-    """The documentation's base address, ending in `/`; empty when neither the package metadata
-    nor a checkout declares one (links are then left out, never invented)."""
-    url = _from_metadata() or _from_pyproject() or ""
+    """The documentation's base address, ending in `/`: from the installed wheel's metadata, a
+    checkout's pyproject.toml (what its metadata is made from, never stale), or the metadata
+    importlib finds; empty when none declares one (links are then left out, never invented)."""
+    url = _from_dist_info() or _from_pyproject() or _from_metadata() or ""
     return url if not url or url.endswith("/") else url + "/"
 
 
