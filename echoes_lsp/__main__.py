@@ -14,6 +14,8 @@ commands:
   serve     run the language server (stdio by default; --tcp HOST:PORT, --ws HOST:PORT)
   init      put a project under EchoesVault and say what was written (--dry-run: only say)
   check     validate a vault, a folder or files (see `echoes-lsp check --help`)
+  explain [CODE]
+            print a diagnostic code's page (offline); without CODE, list the codes
   runtime   run the bundled EchoesVault runtime with the given arguments
             (`echoes-lsp runtime --version`: its engine and protocol versions)
   editor-dir NAME
@@ -90,6 +92,12 @@ def run_init(rest: List[str]) -> int:
     return main(rest)
 
 
+def run_explain(rest: List[str]) -> int:
+    from .cli.explain import main
+
+    return main(rest)
+
+
 def run_runtime(rest: List[str]) -> int:
     from .runtime_client import run_bundled
 
@@ -118,6 +126,7 @@ COMMANDS: Dict[str, Callable[[List[str]], int]] = {
     "version": print_version,
     "serve": run_serve,
     "init": run_init,
+    "explain": run_explain,
     "editor-dir": editor_dir,
     "nvim-plugin": nvim_plugin,
     "runtime": run_runtime,

@@ -90,6 +90,7 @@ __all__ = [
     "RAW_DIR",
     "REQUIRED_FIELDS",
     "RUNTIME_DIR",
+    "SUMMARY_LIMIT",
     "VAULT_DIR",
     "EchoesError",
     "Frontmatter",

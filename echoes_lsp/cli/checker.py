@@ -21,19 +21,20 @@ from ..runtime_client import RuntimeCall
 from . import fix_command, parallel_check
 from .project_config import FAIL_LEVELS, CheckConfig, check_selectors, resolve, split_list
 from .report import (
+    COLOR_CHOICES,
+    NO_HYPERLINKS,
     Diagnostic,
     FixOutcome,
     RelatedSpot,
     Report,
-    Style,
     clean,
-    color_enabled,
     display_path,
     render_concise,
     render_github,
     render_json,
     render_sarif,
     render_text,
+    text_style,
     write,
 )
 
@@ -48,10 +49,25 @@ exit codes:
      with --diff, changes to show
   2  usage or configuration error, missing path, or no readable EchoesVault/
 
+{fixes}
 configuration: [tool.echoes-lsp] in pyproject.toml and .echoes-lsp.toml at the workspace root
 (keys select, ignore, fail-on, exclude, severity, secrets); flags override .echoes-lsp.toml,
 which overrides pyproject.toml.
 """
+
+
+NOTHING_FIXABLE = (
+    f"--fix: nothing was fixable (it fixes only {', '.join(fix_command.FIXABLE)}; "
+    "see `echoes-lsp check --help`)"
+)
+
+
+def _epilog() -> str:
+    """The exit codes, what `--fix` changes (from the fixes' own descriptions), the configuration."""
+    fixes = "\n".join(f"  {code}  {fix_command.DESCRIPTIONS[code]}" for code in fix_command.FIXABLE)
+    return EPILOG.format(
+        fixes=f"--fix changes only these (other codes are left to you):\n{fixes}\n"
+    )
 
 
 class UsageError(Exception):
@@ -62,16 +78,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="echoes-lsp check",
         description="Validate an EchoesVault: a workspace, a vault, folders or single files.",
-        epilog=EPILOG,
+        epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "paths",
         nargs="*",
         metavar="PATH",
-        help="workspace, EchoesVault/ folder, sub-folder or file (default: the current workspace)",
+        help="workspace, EchoesVault/ folder, sub-folder or file (default: the current "
+        "workspace); `-` with --stdin-filename: standard input",
     )
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    parser.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="colour and links to each code's page in text output (default auto: on a "
+        "terminal, off with NO_COLOR, on with FORCE_COLOR; links off with "
+        f"{NO_HYPERLINKS}=1)",
+    )
     parser.add_argument(
         "--select", metavar="CODES", help="only these codes or prefixes (EV3,EV402)"
     )
@@ -98,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--fix",
         action="store_true",
-        help=f"apply safe fixes ({', '.join(fix_command.FIXABLE)}) via the runtime",
+        help="apply the safe fixes listed below, each written through the runtime",
     )
     parser.add_argument(
         "--diff", action="store_true", help="show the fixes as a unified diff; write nothing"
@@ -483,7 +508,13 @@ class SourceCache:
             self.lines.pop(path, None)
 
 
-def render(report: Report, fmt: str, levels: Callable[[str], str], overlays: Dict[str, str]) -> str:
+def render(
+    report: Report,
+    fmt: str,
+    levels: Callable[[str], str],
+    overlays: Dict[str, str],
+    color: str = "auto",
+) -> str:
     if fmt == "json":
         return render_json(report)
     if fmt == "sarif":
@@ -492,7 +523,7 @@ def render(report: Report, fmt: str, levels: Callable[[str], str], overlays: Dic
         return render_github(report)
     if fmt == "concise":
         return render_concise(report)
-    return render_text(report, Style(color_enabled(sys.stdout)), SourceCache(overlays))
+    return render_text(report, text_style(sys.stdout, color), SourceCache(overlays))
 
 
 def _flags(args: argparse.Namespace) -> Dict[str, object]:
@@ -514,10 +545,14 @@ def _read_stdin() -> Tuple[Optional[str], Optional[str]]:
 
 def _validate(args: argparse.Namespace) -> None:
     if args.stdin_filename is not None:
-        if args.paths:
-            raise UsageError("--stdin-filename takes no PATH arguments")
+        if args.paths not in ([], ["-"]):
+            raise UsageError("--stdin-filename takes no PATH arguments but `-`")
         if args.fix or args.diff or args.watch:
             raise UsageError("--stdin-filename cannot be combined with --fix, --diff or --watch")
+    elif "-" in args.paths:
+        raise UsageError(
+            "`-` (standard input) needs --stdin-filename to name the file it stands for"
+        )
     if args.watch and (args.fix or args.diff):
         raise UsageError("--watch cannot be combined with --fix or --diff")
     if args.watch and args.format in ("sarif", "github"):
@@ -560,6 +595,8 @@ def check(
     for space in spaces:
         diagnostics.extend(_fix_and_report(space, args, cwd, outcomes, diffs))
     diagnostics.sort(key=Diagnostic.sort_key)
+    if args.fix and not outcomes:
+        notes.append(NOTHING_FIXABLE)
     if args.diff:
         return _show_diffs(diffs, notes, outcomes, errors)
     report = Report(
@@ -652,7 +689,7 @@ def _show_report(
             sys.stderr.write(f"echoes-lsp check: {clean(note)}\n")
         for outcome in report.fixes:
             sys.stderr.write(_fix_line(outcome) + "\n")
-    write(sys.stdout, render(report, args.format, policy.level, overlays))
+    write(sys.stdout, render(report, args.format, policy.level, overlays, args.color))
     if errors:
         return EXIT_USAGE
     if report.failed or any(o.status in ("failed", "refused") for o in report.fixes):

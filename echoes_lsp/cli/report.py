@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import IO, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .. import __version__
-from ..engine.codes import CODES, DOCS_URL
+from ..engine.codes import CODES, docs_url
 
 SCHEMA_VERSION = 1
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -158,8 +158,17 @@ def _normal_prefix(base: str) -> Optional[str]:
 # -- terminal styling -----------------------------------------------------------------------------
 
 
-def color_enabled(stream: IO[str]) -> bool:
-    """`NO_COLOR` (any value) turns colour off, `FORCE_COLOR` turns it on, else only on a TTY."""
+COLOR_CHOICES = ("auto", "always", "never")
+# Set to any value, it keeps the code in text output a plain word where colour is on: for
+# terminals that print OSC 8 hyperlinks as stray characters.
+NO_HYPERLINKS = "ECHOES_LSP_NO_HYPERLINKS"
+
+
+def color_enabled(stream: IO[str], choice: str = "auto") -> bool:
+    """`--color always|never` decides; with `auto`, `NO_COLOR` (any value) turns colour off,
+    `FORCE_COLOR` turns it on, else only on a TTY."""
+    if choice != "auto":
+        return choice == "always"
     if os.environ.get("NO_COLOR"):
         return False
     force = os.environ.get("FORCE_COLOR")
@@ -171,14 +180,22 @@ def color_enabled(stream: IO[str]) -> bool:
         return False
 
 
+def text_style(stream: IO[str], choice: str = "auto") -> Style:
+    """The style of text output: colour as `color_enabled` says, and with it hyperlinks from each
+    code to its page unless `ECHOES_LSP_NO_HYPERLINKS` is set."""
+    enabled = color_enabled(stream, choice)
+    return Style(enabled, links=enabled and not os.environ.get(NO_HYPERLINKS))
+
+
 SEVERITY_COLOR = {"error": "31", "warning": "33", "information": "34", "hint": "36"}
 
 
 class Style:
-    """ANSI colours, or plain text when disabled."""
+    """ANSI colours and OSC 8 hyperlinks, or plain text when disabled."""
 
-    def __init__(self, enabled: bool) -> None:
+    def __init__(self, enabled: bool, links: bool = False) -> None:
         self.enabled = enabled
+        self.links = links
 
     def paint(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.enabled and text else text
@@ -191,6 +208,12 @@ class Style:
 
     def severity(self, text: str, level: str) -> str:
         return self.paint(text, "1;" + SEVERITY_COLOR.get(level, "0"))
+
+    def link(self, text: str, url: str) -> str:
+        """`text` as an OSC 8 hyperlink to `url` (terminals without them show the text)."""
+        if not (self.links and url and text):
+            return text
+        return f"\x1b]8;;{url}\x1b\\{text}\x1b]8;;\x1b\\"
 
 
 def clean(text: str) -> str:
@@ -322,7 +345,9 @@ def summary_line(report: Report) -> str:
         parts.append(f"{total} {name} ({codes})")
     if not parts:
         return f"{head}: no problems."
-    return f"{head}: " + ", ".join(parts) + "."
+    # "problems", the word the editor's status uses for the same diagnostics (docs/concepts.md)
+    total = len(report.diagnostics)
+    return f"{head}, {total} problem{'' if total == 1 else 's'}: " + ", ".join(parts) + "."
 
 
 def fixable_line(report: Report) -> Optional[str]:
@@ -353,6 +378,14 @@ def fix_lines(report: Report) -> List[str]:
     return lines
 
 
+def _code_text(d: Diagnostic, style: Style) -> str:
+    """The finding's code, coloured, and a hyperlink to its page when links are on (the address
+    is looked up only then)."""
+    shown = style.severity(d.code, d.severity)
+    entry = CODES.get(d.code)
+    return style.link(shown, entry.url) if style.links and entry is not None else shown
+
+
 def render_text_diagnostics(
     diagnostics: Sequence[Diagnostic],
     style: Style,
@@ -364,7 +397,7 @@ def render_text_diagnostics(
         mark = "[*] " if d.fix else ""
         out.append(
             f"{style.bold(clean(d.display))}:{d.line + 1}:{d.start + 1}: "
-            f"{style.severity(d.code, d.severity)} {mark}{clean(d.message)}"
+            f"{_code_text(d, style)} {mark}{clean(d.message)}"
         )
         lines = source(d.path)
         if lines is not None:
@@ -460,7 +493,7 @@ def report_data(report: Report) -> Dict[str, object]:
             "severity": d.severity,
             "message": d.message,
             **_position(d),
-            "url": CODES[d.code].url if d.code in CODES else DOCS_URL,
+            "url": CODES[d.code].url if d.code in CODES else docs_url(),
             "fix": d.fix,
             "blocking": d.blocking,
             "related": [
@@ -594,7 +627,7 @@ def render_sarif(report: Report, levels: Callable[[str], str], cwd: Optional[str
                         "name": "echoes-lsp",
                         "version": __version__,
                         "semanticVersion": __version__,
-                        "informationUri": DOCS_URL,
+                        "informationUri": docs_url(),
                         "rules": [_sarif_rule(code, levels(code)) for code in codes],
                     }
                 },

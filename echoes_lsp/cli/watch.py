@@ -37,14 +37,13 @@ from .checker import (
 from .report import (
     Diagnostic,
     Report,
-    Style,
     clean,
-    color_enabled,
     display_path,
     render_concise_diagnostics,
     render_json,
     render_text_diagnostics,
     render_text_footer,
+    text_style,
     write,
 )
 
@@ -307,7 +306,7 @@ def _render(
 ) -> str:
     if args.format == "json":
         return render_json(report, indent=None)
-    style = Style(color_enabled(sys.stdout))
+    style = text_style(sys.stdout, args.color)
     chunks: List[str] = []
     for item in watched:
         for path in item.ordered:

@@ -12,7 +12,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..runtime import echoes_vault as rules
 from . import index_drift, page_fixes
-from .codes import CODES, SEVERITY_RANK, matches
+from .codes import CODES, SEVERITY_RANK, advise, matches
 from .markdown import Link, heading_key, page_stem
 from .vault import (
     ASSET,
@@ -53,7 +53,7 @@ class Finding(NamedTuple):
     def of(cls, problem: rules.Problem) -> Finding:
         return cls(
             problem.code,
-            problem.message,
+            advise(problem.code, problem.message),
             problem.line,
             problem.start,
             problem.end_line,

@@ -165,6 +165,9 @@ class EchoesServer(LanguageServer):
         self.save_safety = SaveSafety()
         self.large_documents = LargeDocuments(self, self.scheduler)
         self._ignored: Set[str] = set()  # URIs already logged as ignored
+        # How many diagnostics each open document (by path) shows now: the status's problems in
+        # open files.
+        self._shown: Dict[str, int] = {}
 
     def report_failure(
         self, what: str, error: Optional[BaseException] = None, show: bool = True
@@ -403,11 +406,34 @@ class EchoesServer(LanguageServer):
             return self.diagnostics(uri)
         return await self.large_documents.diagnostics(folder, uri, self.diagnostics)
 
+    def note_shown(self, uri: str, count: int) -> None:
+        """An open document now shows `count` diagnostics; the status follows when that
+        changes."""
+        path = uri_to_path(uri)
+        if path is None:
+            return
+        if self.open_document(uri) is None:
+            count = 0
+        before = self._shown.pop(path, 0)  # by path: clients quote the same URI differently
+        if count:
+            self._shown[path] = count
+        if count != before:
+            self.schedule_status()
+
+    def open_problems(self, folder: Folder) -> int:
+        """The diagnostics the open documents of a workspace show."""
+        return sum(
+            n
+            for path, n in self._shown.items()
+            if self.folder_for_path(path, create=False) is folder
+        )
+
     async def publish_now(self, uri: str) -> None:
         diagnostics = await self.diagnostics_async(uri)
         document = self.open_document(uri)
         if document is None:
             return
+        self.note_shown(uri, len(diagnostics))
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
                 uri=uri, diagnostics=diagnostics, version=document.version
@@ -424,16 +450,19 @@ class EchoesServer(LanguageServer):
                 self.large_documents.refresh(folder, uri, path)
                 return
         document = self.open_document(uri)
+        diagnostics = self.diagnostics(uri)
+        self.note_shown(uri, len(diagnostics))
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
                 uri=uri,
-                diagnostics=self.diagnostics(uri),
+                diagnostics=diagnostics,
                 version=document.version if document else None,
             )
         )
 
     def clear_diagnostics(self, uri: str) -> None:
         """A closed document shows nothing (pushed diagnostics stay until replaced)."""
+        self.note_shown(uri, 0)
         if not self.pull:
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
@@ -481,7 +510,9 @@ class EchoesServer(LanguageServer):
     def send_status(self) -> None:
         for folder in self.folders():
             try:
-                self.protocol.notify("echoes/statusChanged", folder.status())
+                self.protocol.notify(
+                    "echoes/statusChanged", folder.status(self.open_problems(folder))
+                )
             except Exception:
                 log.exception("status notification failed")
 

@@ -175,7 +175,7 @@ def to_diagnostic(
         message=finding.message,
         severity=LSP_SEVERITY[severity],
         code=finding.code,
-        code_description=types.CodeDescription(href=code.url),
+        code_description=types.CodeDescription(href=code.url) if code.url else None,
         source=SOURCE,
         related_information=related,
         tags=[types.DiagnosticTag.Deprecated] if finding.code == "EV301" else None,

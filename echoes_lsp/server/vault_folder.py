@@ -34,8 +34,11 @@ class Folder:
         self.vault.listeners.append(listener)
         return True
 
-    def status(self) -> Dict[str, Any]:
-        """The `echoes/statusChanged` notification for this workspace."""
+    def status(self, open_problems: int = 0) -> Dict[str, Any]:
+        """The `echoes/statusChanged` notification for this workspace. Two counts, each named
+        for what it counts (docs/concepts.md): `issueCount`, the vault's files the runtime would
+        refuse or cannot index, which decides `integrity`; and `openProblemCount`, the
+        diagnostics its open documents show (what `check` reports, for those files)."""
         vault = self.vault
         if vault.linked is not None:
             integrity = "read-only"
@@ -52,9 +55,30 @@ class Folder:
             "workspace": path_to_uri(self.workspace),
             "integrity": integrity,
             "issueCount": issues,
+            "openProblemCount": open_problems,
             "pages": len(vault.by_key),
             "ready": self.loaded.is_set(),
         }
+
+
+def plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def card_line(status: Dict[str, Any]) -> str:
+    """What the editor counts, for the status card under the runtime's own counts: the two
+    numbers of the status notification, each named for what it counts."""
+    problems = plural(status["openProblemCount"], "problem", "problems")
+    files = (
+        "vault files healthy"
+        if not status["issueCount"]
+        else plural(status["issueCount"], "vault file needs", "vault files need") + " attention"
+    )
+    return (
+        f"**In the editor:** {problems} in open files · {files} (invalid, conflicted, unreadable, "
+        "stray or colliding). The integrity count above also covers the index, adapters, local "
+        "state and Git; `echoes-lsp check` lists the problems of every file."
+    )
 
 
 def count_issues(vault: Vault) -> int:

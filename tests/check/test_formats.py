@@ -58,7 +58,7 @@ def test_text_output_has_frames_carets_and_summary(workspace: Path, check_here: 
     assert caret_line.count("^") == len("audit-trail")
     last = out.rstrip("\n").split("\n")[-1]
     assert re.fullmatch(
-        r"Checked 19 files in (?:\d+ms|<1ms|\d+\.\d\ds): 14 errors \(.*\), 10 warnings \(.*EV300 x4.*\), "
+        r"Checked 19 files in (?:\d+ms|<1ms|\d+\.\d\ds), 27 problems: 14 errors \(.*\), 10 warnings \(.*EV300 x4.*\), "
         r"2 information \(EV301, EV310\), 1 hint \(EV311\)\.",
         last,
     ), last
@@ -118,7 +118,8 @@ def test_github_annotations(workspace: Path, check_here: CheckRun) -> None:
     ) in lines
     assert (
         "::error file=EchoesVault/pages/conflicted.md,line=10,col=1,endLine=10,endColumn=13,"
-        "title=EV400::unresolved Git conflict marker (start)"
+        "title=EV400::unresolved Git conflict marker (start): keep one side (or merge both) and "
+        "delete the marker lines (`<<<<<<<`, `=======`, `>>>>>>>`)"
     ) in lines
     assert any(line.startswith("::notice ") and "title=EV311::" in line for line in lines)
     assert all(

@@ -74,5 +74,6 @@ def test_buffer_from_another_directory(workspace: Path) -> None:
     )  # fmt: skip
     assert process.stdout == (
         "check-vault/EchoesVault/pages/x.md:1:1: EV100 [error] page does not begin with a `---` "
-        "frontmatter block\n"
+        "frontmatter block: start the file with a `---` line, the fields (type, stack, status, "
+        "summary), and a closing `---`\n"
     )

@@ -20,7 +20,7 @@ import pytest
 from .conftest import base_env, write_page
 
 WAIT = 15.0
-SUMMARY = re.compile(r"^Checked \d+ files? in (?:\d+ms|<1ms|\d+\.\d\ds): ")
+SUMMARY = re.compile(r"^Checked \d+ files? in (?:\d+ms|<1ms|\d+\.\d\ds)(?:, \d+ problems?)?: ")
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="signals differ on Windows")
 

@@ -145,6 +145,37 @@ def test_runtime_init_then_check_finds_a_broken_link(installed: Path, tmp_path: 
     assert "EV300" in broken.stdout
 
 
+def test_explain_works_from_the_wheel_alone(installed: Path, tmp_path: Path) -> None:
+    """The code pages ship in the wheel (the docs' own files), and the address comes from the
+    installed metadata: the output is the checkout's, byte for byte."""
+    exe = str(installed / "bin" / "echoes-lsp")
+    shown = run([exe, "explain", "EV104"], tmp_path)
+    assert (shown.returncode, shown.stderr) == (0, "")
+    here = subprocess.run(
+        [sys.executable, "-m", "echoes_lsp", "explain", "EV104"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert shown.stdout == here.stdout
+    assert "## How to fix it" in shown.stdout
+    declared = re.search(r'^Documentation = "(.+)"$', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert declared is not None
+    assert f"Online: {declared.group(1)}codes/EV104.md" in shown.stdout
+    unknown = run([exe, "explain", "EV999"], tmp_path)
+    assert unknown.returncode == 2 and "unknown code" in unknown.stderr
+
+
+def test_the_wheel_carries_the_docs_code_pages(built_wheel: Tuple[Path, str]) -> None:
+    wheel, _ = built_wheel
+    with zipfile.ZipFile(wheel) as archive:
+        for page in sorted((ROOT / "docs" / "codes").glob("EV*.md")):
+            assert archive.read(f"echoes_lsp/codes/{page.name}") == page.read_bytes()
+        metadata = archive.read(f"echoes_lsp-{__version__}.dist-info/METADATA").decode()
+        assert "Project-URL: Documentation, https://" in metadata
+
+
 def test_serve_answers_initialize(installed: Path, tmp_path: Path) -> None:
     result = lsp_initialize([str(installed / "bin" / "echoes-lsp"), "serve"], tmp_path, clean_env())
     assert result["serverInfo"] == {"name": "echoes-lsp", "version": __version__}

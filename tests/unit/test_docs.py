@@ -9,7 +9,8 @@ import unicodedata
 from pathlib import Path
 from typing import Iterator, List, Set, Tuple
 
-from echoes_lsp.engine.codes import CODE_PAGES_URL, CODES
+from echoes_lsp.engine import codes as code_table
+from echoes_lsp.engine.codes import CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -22,10 +23,54 @@ LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 
 
+def declared_docs_url() -> str:
+    """`Documentation` in pyproject.toml's `[project.urls]`, read with a TOML parser."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        return tomllib.load(handle)["project"]["urls"]["Documentation"]
+
+
+def test_the_documentation_address_is_the_one_pyproject_declares() -> None:
+    declared = declared_docs_url()
+    assert declared.endswith("/docs/")
+    assert code_table.docs_base() == declared
+    assert code_table._from_pyproject() == declared  # the checkout's fallback reads the same
+    assert code_table._from_metadata() == declared  # and so does the installed metadata
+    assert "github.com" not in (ROOT / "echoes_lsp" / "engine" / "codes.py").read_text("utf-8")
+
+
+def test_without_metadata_or_pyproject_no_address_is_invented(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(code_table, "_from_metadata", lambda: None)
+    monkeypatch.setattr(code_table, "_from_dist_info", lambda: None)
+    monkeypatch.setattr(code_table, "PYPROJECT", str(tmp_path / "pyproject.toml"))
+    code_table.docs_base.cache_clear()
+    try:
+        assert code_table.docs_base() == ""
+        assert CODES["EV300"].url == ""
+    finally:
+        code_table.docs_base.cache_clear()
+
+
+def test_a_wheel_install_reads_the_metadata_beside_the_package(monkeypatch, tmp_path) -> None:
+    """The quick path of an installed wheel: `echoes_lsp-*.dist-info/METADATA` in site-packages."""
+    (tmp_path / "echoes_lsp").mkdir()
+    info = tmp_path / "echoes_lsp-9.9.9.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.4\nName: echoes-lsp\nProject-URL: Repository, https://r.example/\n"
+        "Project-URL: Documentation, https://d.example/docs/\n\nProject-URL: Documentation, no\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(code_table, "PACKAGE", str(tmp_path / "echoes_lsp"))
+    assert code_table._from_dist_info() == "https://d.example/docs/"
+
+
 def test_every_code_links_to_its_page() -> None:
     for code in CODES.values():
-        assert code.url == f"{CODE_PAGES_URL}{code.code}.md"
-        assert code.url.startswith("https://github.com/") and "/blob/main/docs/codes/" in code.url
+        assert code.url == f"{declared_docs_url()}codes/{code.code}.md"
         page = DOCS / code.page
         assert page.is_file(), code.code
         text = page.read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ from ..echoes_server import EchoesServer
 from ..lsp_convert import path_to_uri, request_failed, shown, uri_to_path
 from ..model_sync import resync
 from ..save_safety import refused_as_stale
-from ..vault_folder import Folder
+from ..vault_folder import Folder, card_line
 from . import Command
 from .document_context import locate
 
@@ -203,13 +203,29 @@ async def init(ls: EchoesServer, *args: Any) -> Any:
     return result
 
 
+def with_editor_line(card: str, line: str) -> str:
+    """The runtime's card with what the editor counts under its integrity line (at the end of a
+    card that has none)."""
+    lines = card.split("\n")
+    at = next((n for n, text in enumerate(lines) if "**Integrity:**" in text), None)
+    if at is None:
+        return f"{card.rstrip()}\n\n{line}\n"
+    return "\n".join([*lines[: at + 1], "", line, *lines[at + 1 :]])
+
+
 async def status(ls: EchoesServer, *args: Any) -> Any:
     opts = options(args)
     folder = ls.default_folder(opts.get("workspace"))
     fmt = opts.get("format", "json")
     if fmt not in ("json", "card"):
         raise request_failed("`format` must be json or card")
-    return markdown(await ls.run_runtime(folder, ["status", "--format", fmt], mutating=False))
+    result = await ls.run_runtime(folder, ["status", "--format", fmt], mutating=False)
+    editor = folder.status(ls.open_problems(folder))
+    if isinstance(result, str):
+        return markdown(with_editor_line(result, card_line(editor)))
+    if isinstance(result, dict):
+        result["editor"] = {k: editor[k] for k in ("issueCount", "openProblemCount")}
+    return result
 
 
 async def start(ls: EchoesServer, *args: Any) -> Any:

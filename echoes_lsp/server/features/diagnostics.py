@@ -41,6 +41,7 @@ async def document_diagnostic(
         return types.RelatedFullDocumentDiagnosticReport(items=[])
     apply_pending(ls, params.text_document.uri)
     items = await ls.diagnostics_async(params.text_document.uri)
+    ls.note_shown(params.text_document.uri, len(items))
     return types.RelatedFullDocumentDiagnosticReport(items=items)
 
 
@@ -73,6 +74,8 @@ async def folder_reports(
         uri = path_to_uri(path)
         diagnostics = ls.diagnostics(uri)
         document = ls.open_document(uri)
+        if document is not None:
+            ls.note_shown(uri, len(diagnostics))
         if diagnostics or document is not None:
             items.append(
                 types.WorkspaceFullDocumentDiagnosticReport(

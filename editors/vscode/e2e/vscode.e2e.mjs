@@ -486,10 +486,14 @@ async function main() {
           },
           { timeout: 30000, message: 'an EchoesVault status bar item' },
         );
-        // The vault has a broken page, so it needs attention (integrity from echoes/statusChanged).
+        // The vault has a broken page, so it needs attention (integrity from echoes/statusChanged),
+        // and the item says what it counts: vault files, not the Problems panel's entries.
         await waitFor(
-          async () => (await page.locator('.statusbar-item', { hasText: 'EchoesVault' }).allInnerTexts()).some((t) => /issue/.test(t)),
-          { timeout: 30000, message: 'the status bar item to count issues' },
+          async () =>
+            (await page.locator('.statusbar-item', { hasText: 'EchoesVault' }).allInnerTexts()).some((t) =>
+              /vault files? needs? attention/.test(t),
+            ),
+          { timeout: 30000, message: 'the status bar item to count vault files that need attention' },
         );
       },
       { needs: ['1. open a page with known defects'] },

@@ -1,4 +1,10 @@
-/** Vault health for the status bar, from `echoes/statusChanged`. Pure. */
+/**
+ * Vault health for the status bar, from `echoes/statusChanged`. Pure.
+ *
+ * Two counts, each shown with what it counts (docs/concepts.md): problems in open files (the
+ * diagnostics of the pages open in the editor, as `echoes-lsp check` reports them) and vault files
+ * that need attention (invalid, conflicted, unreadable, stray or colliding files: the integrity).
+ */
 
 export type Integrity = 'healthy' | 'attention' | 'read-only' | 'uninitialized';
 
@@ -6,6 +12,8 @@ export interface VaultStatus {
   workspace: string;
   integrity: Integrity;
   issueCount: number;
+  /** Diagnostics shown for the workspace's open documents (0 from servers that do not send it). */
+  openProblemCount: number;
   pages: number;
 }
 
@@ -34,6 +42,7 @@ export function parseStatus(params: unknown): VaultStatus | undefined {
     workspace: p.workspace,
     integrity: p.integrity as Integrity,
     issueCount: count(p.issueCount),
+    openProblemCount: count(p.openProblemCount),
     pages: count(p.pages),
   };
 }
@@ -61,15 +70,24 @@ export function statusBarView(state: ClientState, status: VaultStatus | undefine
     return { text: '$(sync~spin) EchoesVault', tooltip: 'EchoesVault: checking the vault…', tone: 'normal' };
   }
   const pages = plural(status.pages, 'page', 'pages');
-  const issues = plural(status.issueCount, 'issue', 'issues');
+  const problems = `${plural(status.openProblemCount, 'problem', 'problems')} in open files`;
+  const files = `${plural(status.issueCount, 'vault file needs', 'vault files need')} attention`;
   const click = ' Click to show the status card.';
+  const counted =
+    ' Problems: the diagnostics of the pages open in the editor (`echoes-lsp check` reports the same for every file).' +
+    ' Vault files: invalid, conflicted, unreadable, stray or colliding files; the status card also counts the index, adapters, local state and Git.';
+  const shown = status.openProblemCount > 0 ? `: ${problems} · ` : ': ';
   switch (status.integrity) {
     case 'healthy':
-      return { text: `$(check) EchoesVault`, tooltip: `EchoesVault: healthy, ${pages}.${click}`, tone: 'normal' };
+      return {
+        text: status.openProblemCount > 0 ? `$(check) EchoesVault${shown}vault healthy` : '$(check) EchoesVault',
+        tooltip: `EchoesVault: ${problems}, vault healthy, ${pages}.${counted}${click}`,
+        tone: 'normal',
+      };
     case 'attention':
       return {
-        text: `$(warning) EchoesVault: ${issues}`,
-        tooltip: `EchoesVault needs attention: ${issues}, ${pages}.${click}`,
+        text: `$(warning) EchoesVault${shown}${files}`,
+        tooltip: `EchoesVault: ${problems}, ${files}, ${pages}.${counted}${click}`,
         tone: 'warning',
       };
     case 'read-only':
