@@ -195,6 +195,16 @@ function! s:scenario_stale() abort
     \}
 endfunction
 
+" The documented vimrc alone: the plugin from `echoes-lsp editor-dir vim`, the server from PATH.
+function! s:scenario_documented() abort
+    call s:step('open missing-fields.md')
+    let l:buffer = s:open('missing-fields.md')
+    let s:report.codes = s:wait_codes(l:buffer, 'EV300 on the page', {codes -> index(codes, 'EV300') >= 0})
+    let s:report.executable = exepath(echoes_lsp#executable(l:buffer))
+    let s:report.plugin = globpath(&runtimepath, 'plugin/echoes_lsp.vim', 0, 1)
+    let s:report.omnifunc = &l:omnifunc
+endfunction
+
 " Running ----------------------------------------------------------------------------------------
 
 function! s:finish() abort

@@ -100,14 +100,17 @@ def run_in_terminal(command: List[str], cwd: Path, env: Dict[str, str]) -> str:
     return screen[-4000:].decode("utf-8", "replace")
 
 
-def run_scenario(scenario: str, workspace: Path, timeout_ms: int = 60000) -> VimRun:
-    """Run `driver.vim`'s scenario in Vim + ALE inside `workspace`."""
+def run_scenario(
+    scenario: str, workspace: Path, timeout_ms: int = 60000, vimrc: Path = VIMRC
+) -> VimRun:
+    """Run `driver.vim`'s scenario in Vim + ALE inside `workspace`, started with `vimrc`."""
     vim = vim_with_ale()
     out = workspace.parent / f"{scenario}.json"
     home = workspace.parent / "home"
     home.mkdir(exist_ok=True)
     env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        # The server from this checkout's environment first (`echoes-lsp` for the documented setup).
+        "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
         "HOME": str(home),
         "TERM": "xterm",
         "LANG": "C.UTF-8",
@@ -118,7 +121,7 @@ def run_scenario(scenario: str, workspace: Path, timeout_ms: int = 60000) -> Vim
         "ECHOES_TEST_PYTHON": sys.executable,
         "ECHOES_TEST_TIMEOUT_MS": str(timeout_ms),
     }
-    screen = run_in_terminal([vim, "-N", "-u", str(VIMRC), "-i", "NONE", "-n"], workspace, env)
+    screen = run_in_terminal([vim, "-N", "-u", str(vimrc), "-i", "NONE", "-n"], workspace, env)
     if not out.exists():
         raise AssertionError(f"Vim exited without a report; its screen ended with: {screen}")
     report = json.loads(out.read_text(encoding="utf-8"))
