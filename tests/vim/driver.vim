@@ -150,6 +150,8 @@ function! s:scenario_save() abort
     let s:report.modified_after = getbufvar(l:buffer, '&modified')
     let s:report.same_buffer = bufnr('') == l:buffer
     call s:wait('the saved message', {-> s:said('EchoesVault: updated session-tokens.md')})
+    call s:wait('a status from the server', {-> !empty(echoes_lsp#statusline())})
+    let s:report.statusline = echoes_lsp#statusline()
 endfunction
 
 " The stale save: refused with EV701 until the person explicitly overwrites, by :EchoesSave and
@@ -193,6 +195,22 @@ function! s:scenario_stale() abort
     \   'modified': getbufvar(l:buffer, '&modified'),
     \   'codes': s:wait_codes(l:buffer, 'EV701 to clear', {codes -> index(codes, 'EV701') < 0}),
     \}
+endfunction
+
+" No server to start, and a Markdown file outside any vault: messages, never an error.
+function! s:scenario_no_server() abort
+    let g:echoes_lsp_executable = '/nonexistent/echoes-lsp'
+    call s:step('open a page without a server')
+    execute 'edit' fnameescape(s:pages . '/session-tokens.md')
+    let s:report.page = {'omnifunc': &l:omnifunc}
+    EchoesSave
+    let s:report.page.messages = s:messages()
+    call s:step('open a second page')
+    execute 'edit' fnameescape(s:pages . '/auth-architecture.md')
+    call s:step('open README.md, outside EchoesVault/')
+    edit README.md
+    let s:report.outside = {'omnifunc': &l:omnifunc, 'mapping': maparg('[[', 'i')}
+    EchoesSave
 endfunction
 
 " The documented vimrc alone: the plugin from `echoes-lsp editor-dir vim`, the server from PATH.

@@ -91,3 +91,7 @@ def test_an_explicit_overwrite_replaces_the_disk_version(stale: VimRun) -> None:
     assert "changed by another writer" not in done["disk"]
     assert done["modified"] == 0
     assert "EV701" not in done["codes"]
+
+
+def test_the_status_reaches_the_statusline(saved: VimRun) -> None:
+    assert saved["statusline"] == "EchoesVault: healthy, 3 pages"

@@ -90,11 +90,34 @@ function! echoes_lsp#setup_buffer() abort
         inoremap <buffer> [[ [[<C-x><C-o>
     endif
 
-    if !executable(echoes_lsp#executable(l:buffer)) && !s:warned_missing
-        let s:warned_missing = 1
-        call s:warn(printf('%s is not executable: install the server (pipx install echoes-lsp) '
-        \   . 'or set g:echoes_lsp_executable', echoes_lsp#executable(l:buffer)))
+    if s:server_can_start(l:buffer)
+        " Hear the server's status from the start, not only after a first command.
+        call ale#lsp_linter#StartLSP(l:buffer, s:linter(l:buffer), function('s:listen'))
     endif
+endfunction
+
+" Whether ALE can start the server for `buffer`; says once what keeps it from starting.
+function! s:server_can_start(buffer) abort
+    if !exists('g:loaded_ale')
+        let l:problem = 'ALE is not loaded (packadd! ale, or your plugin manager): no language server'
+    elseif !executable(echoes_lsp#executable(a:buffer))
+        let l:problem = printf('%s is not executable: install the server (pipx install echoes-lsp) '
+        \   . 'or set g:echoes_lsp_executable', echoes_lsp#executable(a:buffer))
+    else
+        " Left out of g:ale_linters on purpose, or ready.
+        return !empty(s:linter(a:buffer))
+    endif
+
+    if !s:warned_missing
+        let s:warned_missing = 1
+        call s:warn(l:problem)
+    endif
+
+    return 0
+endfunction
+
+function! s:listen(linter, details) abort
+    call ale#lsp#RegisterCallback(a:details.connection_id, 'echoes_lsp#on_message')
 endfunction
 
 " Messages ---------------------------------------------------------------------------------------
@@ -149,6 +172,12 @@ endfunction
 " Send `method` with `params` to the buffer's server (ALE starts it when needed) and call
 " `Callback(error, result)` with the answer. Returns 0 when no server can run for the buffer.
 function! echoes_lsp#request(buffer, method, params, Callback) abort
+    if empty(echoes_lsp#root(a:buffer))
+        call s:error('this buffer is not inside an EchoesVault/ folder')
+
+        return 0
+    endif
+
     let l:linter = s:linter(a:buffer)
 
     if empty(l:linter)
@@ -245,11 +274,18 @@ function! s:on_completion(error, result) abort
     let s:completion = a:error is v:null ? s:completion_items(a:result) : []
 endfunction
 
-" A Vim completion item that puts `newText` at `start` (the items' common start column).
-function! s:vim_item(item, line, start) abort
-    let l:edit = get(a:item, 'textEdit', {})
-    let l:text = get(l:edit, 'newText', get(a:item, 'insertText', a:item.label))
-    let l:at = s:byte_index(a:line, get(get(l:edit, 'range', {}), 'start', {'character': 0}).character)
+" The byte index where an item's text edit starts; `cursor` for an item without one.
+function! s:edit_start(item, line, cursor) abort
+    let l:range = get(get(a:item, 'textEdit', {}), 'range', {})
+
+    return has_key(l:range, 'start') ? s:byte_index(a:line, l:range.start.character) : a:cursor
+endfunction
+
+" A Vim completion item that puts the item's text where its edit starts, written from `start`
+" (the items' common start column) on.
+function! s:vim_item(item, line, start, cursor) abort
+    let l:text = get(get(a:item, 'textEdit', {}), 'newText', get(a:item, 'insertText', a:item.label))
+    let l:at = s:edit_start(a:item, a:line, a:cursor)
     let l:doc = get(a:item, 'documentation', '')
 
     return {
@@ -286,16 +322,15 @@ function! echoes_lsp#complete(findstart, base) abort
     endwhile
 
     let l:items = s:completion is v:null ? [] : s:completion
-    call sort(l:items, {a, b -> get(a, 'sortText', a.label) >? get(b, 'sortText', b.label) ? 1 : -1})
-    let l:starts = map(copy(l:items), {_, item -> s:byte_index(l:line,
-    \   get(get(get(item, 'textEdit', {}), 'range', {}), 'start', {'character': l:position.character}).character)})
 
     if empty(l:items)
         return -3
     endif
 
-    let l:start = min(l:starts)
-    let s:completion_words = map(l:items, {_, item -> s:vim_item(item, l:line, l:start)})
+    call sort(l:items, {a, b -> get(a, 'sortText', a.label) >? get(b, 'sortText', b.label) ? 1 : -1})
+    let l:cursor = col('.') - 1
+    let l:start = min(map(copy(l:items), {_, item -> s:edit_start(item, l:line, l:cursor)}))
+    let s:completion_words = map(l:items, {_, item -> s:vim_item(item, l:line, l:start, l:cursor)})
 
     return l:start
 endfunction
