@@ -98,6 +98,13 @@ function! s:scenario_defects() abort
     call feedkeys("GA\<C-x>\<C-o>\<Esc>", 'xt')
     let s:report.completed_prefix = getline('$')
 
+    call s:step('complete after non-ASCII text (LSP counts UTF-16 units, Vim bytes)')
+    call append('$', ['', 'Café → 𝄞 [[session-to, then more'])
+    call cursor(line('$'), 1)
+    call search('session-t\zso', 'c', line('$'))
+    call feedkeys("a\<C-x>\<C-o>\<Esc>", 'xt')
+    let s:report.completed_after_unicode = getline('$')
+
     call s:step('type [[ (the insert-mode mapping opens the menu)')
     call feedkeys("o[[\<Esc>", 'xt')
     let s:report.completed_brackets = getline('$')

@@ -40,6 +40,12 @@ def test_completion_keeps_a_name_with_a_hyphen_whole(run: VimRun) -> None:
     assert run["completed_prefix"] == "See [[session-tokens]]"
 
 
+def test_completion_after_non_ascii_text_lands_in_place(run: VimRun) -> None:
+    """`é`, `→` (one UTF-16 unit, several bytes) and `𝄞` (two units) before the link, and text
+    after the cursor: the server is asked at the cursor and the item replaces what was typed."""
+    assert run["completed_after_unicode"] == "Café → 𝄞 [[session-tokens]], then more"
+
+
 def test_typing_two_brackets_opens_the_page_menu(run: VimRun) -> None:
     assert run["bracket_mapping"] == "[[<C-X><C-O>"
     # The menu's first item is inserted as Vim does by default ('completeopt' menu,preview).
