@@ -185,6 +185,17 @@ function! s:scenario_stale() abort
     \   'messages': s:messages(),
     \}
 
+    call s:step('code action: open the disk version beside the buffer')
+    call cursor(1, 1)
+    call add(s:answers, 'Open the disk version')
+    EchoesCodeAction
+    call s:wait('the disk version window', {-> bufnr('') != l:buffer})
+    let s:report.disk_version = {'name': bufname(''), 'text': s:buffer_text(bufnr('')),
+    \   'diff': &l:diff, 'page_diff': getwinvar(bufwinid(l:buffer), '&diff'), 'modifiable': &l:modifiable}
+    close
+    call win_gotoid(bufwinid(l:buffer))
+    diffoff
+
     call s:step('code action: overwrite (asks to confirm), declined')
     call cursor(1, 1)
     call extend(s:answers, ['Overwrite the disk version with this buffer (asks', 'Cancel'])

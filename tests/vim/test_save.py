@@ -66,7 +66,8 @@ def test_the_ev701_refusal_reaches_the_user(stale: VimRun) -> None:
 
 def test_the_overwrite_code_action_asks_in_vim_and_cancel_keeps_the_disk(stale: VimRun) -> None:
     """ALE never answers window/showMessageRequest: the plugin asks before the overwrite."""
-    [actions] = [s for s in stale["selects"] if s["prompt"] == "Code actions:"]
+    actions = selects(stale, "Code actions:")[-1]
+    assert actions["chosen"] == "Overwrite the disk version with this buffer (asks to confirm)"
     assert {
         "Reload the disk version (discard buffer changes)",
         "Open the disk version beside the buffer",
@@ -77,6 +78,14 @@ def test_the_overwrite_code_action_asks_in_vim_and_cancel_keeps_the_disk(stale: 
     declined = stale["declined"]
     assert declined["disk"] == stale["behind"]
     assert declined["modified"] == 1
+
+
+def test_the_disk_version_opens_beside_the_buffer_in_diff_mode(stale: VimRun) -> None:
+    """ALE has no window/showDocument: the plugin opens the disk version itself."""
+    shown = stale["disk_version"]
+    assert shown["name"] == f"echoes-disk://{stale.page('session-tokens.md')}"
+    assert shown["text"] + "\n" == stale["behind"]
+    assert (shown["diff"], shown["page_diff"], shown["modifiable"]) == (1, 1, 0)
 
 
 def test_an_explicit_overwrite_replaces_the_disk_version(stale: VimRun) -> None:
