@@ -78,6 +78,10 @@ function! s:wait_codes(buffer, what, Cond) abort
     return s:codes(a:buffer)
 endfunction
 
+function! s:preview_windows() abort
+    return filter(range(1, winnr('$')), 'getwinvar(v:val, ''&previewwindow'')')
+endfunction
+
 function! s:buffer_text(buffer) abort
     return join(getbufline(a:buffer, 1, '$'), "\n")
 endfunction
@@ -127,10 +131,8 @@ function! s:scenario_navigation() abort
 
     call s:step(':ALEHover')
     ALEHover
-    call s:wait('the hover in the preview window',
-    \   {-> !empty(filter(range(1, winnr('$')), 'getwinvar(v:val, ''&previewwindow'')'))})
-    let l:preview = filter(range(1, winnr('$')), 'getwinvar(v:val, ''&previewwindow'')')[0]
-    let s:report.hover = getbufline(winbufnr(l:preview), 1, '$')
+    call s:wait('the hover in the preview window', {-> !empty(s:preview_windows())})
+    let s:report.hover = getbufline(winbufnr(s:preview_windows()[0]), 1, '$')
     pclose
 
     call s:step(':ALEGoToDefinition')
@@ -159,6 +161,11 @@ function! s:scenario_save() abort
     call s:wait('the saved message', {-> s:said('EchoesVault: updated session-tokens.md')})
     call s:wait('a status from the server', {-> !empty(echoes_lsp#statusline())})
     let s:report.statusline = echoes_lsp#statusline()
+
+    call s:step(':EchoesStatus')
+    EchoesStatus
+    call s:wait('the status card in the preview window', {-> !empty(s:preview_windows())})
+    let s:report.status_card = getbufline(winbufnr(s:preview_windows()[0]), 1, '$')
 endfunction
 
 " The stale save: refused with EV701 until the person explicitly overwrites, by :EchoesSave and

@@ -104,3 +104,9 @@ def test_an_explicit_overwrite_replaces_the_disk_version(stale: VimRun) -> None:
 
 def test_the_status_reaches_the_statusline(saved: VimRun) -> None:
     assert saved["statusline"] == "EchoesVault: healthy, 3 pages"
+
+
+def test_the_status_card_opens_in_the_preview_window(saved: VimRun) -> None:
+    card = saved["status_card"]
+    assert card[0] == "## EchoesVault status"
+    assert any("**Pages:** 3" in line for line in card), card
