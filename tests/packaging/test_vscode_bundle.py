@@ -69,6 +69,7 @@ def test_the_bundle_holds_the_pinned_libraries_and_their_licences(bundle: Path) 
     assert not (libs / "bin").exists()
     assert not list(libs.rglob("__pycache__")) and not list(libs.rglob("*.so"))
     assert not (libs / "echoes_lsp" / "nvim").exists()
+    assert not (libs / "echoes_lsp" / "vim").exists()
 
 
 def python(version: str) -> str:

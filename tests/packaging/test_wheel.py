@@ -182,6 +182,27 @@ def test_serve_answers_initialize(installed: Path, tmp_path: Path) -> None:
     assert result["capabilities"]["completionProvider"]["triggerCharacters"]
 
 
+def test_the_vim_plugin_ships_in_the_wheel(built_wheel: Tuple[Path, str]) -> None:
+    wheel, _ = built_wheel
+    plugin = ROOT / "editors" / "vim"
+    with zipfile.ZipFile(wheel) as archive:
+        for path in sorted(plugin.rglob("*")):
+            if path.is_file():
+                name = f"echoes_lsp/vim/{path.relative_to(plugin).as_posix()}"
+                assert archive.read(name) == path.read_bytes(), name
+
+
+def test_editor_dir_vim_prints_the_installed_plugin(installed: Path, tmp_path: Path) -> None:
+    """A pipx user puts this folder on Vim's 'runtimepath': no checkout needed."""
+    done = run([str(installed / "bin" / "echoes-lsp"), "editor-dir", "vim"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    folder = Path(done.stdout.strip())
+    assert folder.is_relative_to(installed), folder
+    for name in ("plugin/echoes_lsp.vim", "autoload/echoes_lsp.vim"):
+        assert (folder / name).is_file(), name
+    assert (folder / "ale_linters" / "markdown" / "echoes_lsp.vim").is_file()
+
+
 def test_the_extension_and_the_package_share_one_version() -> None:
     package = json.loads((ROOT / "editors" / "vscode" / "package.json").read_text(encoding="utf-8"))
     assert package["version"] == __version__

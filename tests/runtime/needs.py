@@ -22,15 +22,21 @@ def is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-def debian_tool(name: str, package: str) -> Optional[str]:
-    """The path of `name`, installing `package` with apt-get (as root) when it is missing."""
-    found = shutil.which(name)
-    if found or not is_root() or not shutil.which("apt-get"):
-        return found
+def debian_install(package: str) -> None:
+    """Install `package` with apt-get, when running as root on a machine that has it."""
+    if not is_root() or not shutil.which("apt-get"):
+        return
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", package]
     if subprocess.run(install, env=env, capture_output=True, check=False).returncode != 0:
         # an image with empty package lists: fetch them, then try once more
         subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, check=False)
         subprocess.run(install, env=env, capture_output=True, check=False)
-    return shutil.which(name)
+
+
+def debian_tool(name: str, package: str) -> Optional[str]:
+    """The path of `name`, installing `package` with apt-get (as root) when it is missing."""
+    found = shutil.which(name)
+    if not found:
+        debian_install(package)
+    return found or shutil.which(name)

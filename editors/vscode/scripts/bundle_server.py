@@ -45,9 +45,10 @@ def build_wheel(out: Path) -> Path:
 
 def tidy(libs: Path) -> None:
     """Drops what pip --target leaves that the bundle does not need: scripts with this machine's
-    interpreter path, the Neovim plugin, byte code, installer records."""
+    interpreter path, the Neovim and Vim plugins, byte code, installer records."""
     shutil.rmtree(libs / "bin", ignore_errors=True)
-    shutil.rmtree(libs / "echoes_lsp" / "nvim", ignore_errors=True)  # the Neovim plugin
+    for editor in ("nvim", "vim"):  # the other editors' plugins
+        shutil.rmtree(libs / "echoes_lsp" / editor, ignore_errors=True)
     for cache in list(libs.rglob("__pycache__")):
         shutil.rmtree(cache, ignore_errors=True)
     for info in libs.glob("*.dist-info"):
