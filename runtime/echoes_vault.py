@@ -5618,6 +5618,9 @@ class PreparedPage:
         self.description = description
         self.rel = f"{VAULT_DIR}/{PAGES_DIR}/{name}"
         self.action = "created"
+        # False only for a page that already held exactly these bytes: the reference's `action`
+        # says "updated" for it, and this says that nothing changed.
+        self.changed = True
         self.record = PageRecord(name)
 
 
@@ -5699,6 +5702,7 @@ def _check_against_disk(ws: Workspace, page: PreparedPage, scan: PageScan) -> No
                 if read_bytes(path, info.st_size, info) == page.text.encode("utf-8"):
                     # the page already holds exactly these bytes (a re-sent `upsert`, or an
                     # `end` finished by recovery): nothing can be lost, so no hash is needed
+                    page.changed = False
                     return
             except OSError:
                 pass
@@ -5778,6 +5782,7 @@ def cmd_upsert(ctx: Context, args: Any) -> Dict[str, Any]:
     return {
         "ok": True,
         "action": page.action,
+        "pageChanged": page.changed,
         "page": _page_path(ws, page.name),
         "sha256": text_sha256(page.text),
         "indexChanged": refresh["status"] == "rebuilt",
@@ -5870,7 +5875,12 @@ def cmd_end(ctx: Context, args: Any) -> Dict[str, Any]:
         "dailyLog": path,
         "pagesWritten": len(pages),
         "pages": [
-            {"page": _page_path(ws, p.name), "action": p.action, "sha256": text_sha256(p.text)}
+            {
+                "page": _page_path(ws, p.name),
+                "action": p.action,
+                "pageChanged": p.changed,
+                "sha256": text_sha256(p.text),
+            }
             for p in pages
         ],
         "index": ws.index,

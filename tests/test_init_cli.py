@@ -111,3 +111,13 @@ def test_init_says_when_invalid_pages_block_the_index(tmp_path: Path) -> None:
     assert "The index was not built: 1 page is invalid (EchoesVault/pages/bad.md)" in real.stdout
     (pages / "bad.md").unlink()
     assert "The index" not in echoes("init", "--dry-run", cwd=root).stdout
+
+
+def test_init_again_on_a_vault_with_pages_offers_no_sample_page(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert "Write a first page" in echoes("init", cwd=root).stdout
+    (root / "EchoesVault" / "pages" / "ledger-database.md").write_text(FIRST_PAGE, encoding="utf-8")
+    (root / "EchoesVault" / "pages" / "drafts.md").mkdir()  # a folder is not a page
+    again = echoes("init", cwd=root).stdout
+    assert "Write a first page" not in again and FIRST_PAGE.splitlines()[1] not in again
+    assert "The vault has 1 page (EchoesVault/pages/)" in again

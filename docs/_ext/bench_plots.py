@@ -84,16 +84,18 @@ def _axes(ax: Any, title: str, unit: str, series: Dict[str, Series], log: bool =
         sizes = sorted(points)
         ax.plot(sizes, [points[n] for n in sizes], marker="o", label=label)
     ax.set_title(title)
-    ax.set_xlabel("vault size (pages)")
+    ax.set_xlabel("vault size (pages, log scale)")
+    ax.set_xscale("log")
     ax.set_ylabel(unit)
     if log:
         ax.set_yscale("log")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    # Below the axes, so that no legend hides a line.
+    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
 
 
 def _time(results: Path, out: Path) -> None:
-    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 5.5))
     _axes(left, "Command line (median)", "seconds", command_times(results))
     _axes(
         right, "Language server (p95)", "milliseconds (log scale)", server_latencies(results), True
@@ -104,7 +106,7 @@ def _time(results: Path, out: Path) -> None:
 
 
 def _memory(results: Path, out: Path) -> None:
-    figure, ax = plt.subplots(figsize=(6, 4))
+    figure, ax = plt.subplots(figsize=(6, 4.5))
     _axes(ax, "Language server memory", "MB (resident)", server_memory(results))
     ax.set_ylim(bottom=0)
     figure.tight_layout()

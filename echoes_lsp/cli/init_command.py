@@ -56,6 +56,7 @@ class Changes(NamedTuple):
     folders: Set[str]  # which of them are folders
     conflicts: List[str]
     invalid: List[str]  # pages that keep the runtime from building the index
+    pages: int  # knowledge pages in the vault after init
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,7 +104,15 @@ def snapshot(root: str) -> Dict[str, str]:
 def compare(before: Dict[str, str], after: Dict[str, str]) -> Changes:
     created = sorted(p for p in after if p not in before)
     changed = sorted(p for p in after if p in before and before[p] != after[p])
-    return Changes(created, changed, {p for p, d in after.items() if d == "dir"}, [], [])
+    folders = {p for p, d in after.items() if d == "dir"}
+    return Changes(created, changed, folders, [], [], count_pages(after))
+
+
+def count_pages(found: Dict[str, str]) -> int:
+    prefix = f"{rules.VAULT_DIR}/{rules.PAGES_DIR}/"
+    return sum(
+        1 for p, d in found.items() if p.startswith(prefix) and p.endswith(".md") and d != "dir"
+    )
 
 
 def _scratch_copy(root: str, scratch: str) -> None:
@@ -166,6 +175,24 @@ def _shown_paths(paths: Sequence[str], changes: Changes) -> List[str]:
     ]
 
 
+def first_step(pages: int) -> List[str]:
+    """A vault that already has pages needs no sample page."""
+    if pages:
+        noun = "page" if pages == 1 else "pages"
+        return [
+            f"  1. The vault has {pages} {noun} (EchoesVault/pages/); agents add and change pages "
+            "through the runtime's `upsert`."
+        ]
+    lines = [
+        "  1. Write a first page, EchoesVault/pages/ledger-database.md (agents write pages "
+        "through the runtime's `upsert`):",
+        "",
+    ]
+    lines.extend("       " + line if line else "" for line in FIRST_PAGE.rstrip("\n").split("\n"))
+    lines.append("")
+    return lines
+
+
 def render(changes: Changes, where: str, dry_run: bool) -> str:
     """What init wrote (or would write), then the next steps for a person."""
     out: List[str] = [
@@ -198,13 +225,7 @@ def render(changes: Changes, where: str, dry_run: bool) -> str:
         {p.split("/")[0] for p in changes.created + changes.changed if p not in LOCAL_ONLY}
     )
     out.append("\nNext steps:")
-    out.append(
-        "  1. Write a first page, EchoesVault/pages/ledger-database.md (agents write pages "
-        "through the runtime's `upsert`):"
-    )
-    out.append("")
-    out.extend("       " + line if line else "" for line in FIRST_PAGE.rstrip("\n").split("\n"))
-    out.append("")
+    out.extend(first_step(changes.pages))
     out.append("  2. Check the vault:          echoes-lsp check")
     out.append("  3. Open it in your editor:   VS Code, Neovim, Helix or Zed (docs/editors/)")
     if durable:

@@ -306,9 +306,20 @@ def expected_index(vault: Vault) -> Optional[str]:
 
 
 def _build_index(vault: Vault) -> Optional[str]:
-    """The runtime's own index build over records of the pages' analyses; it stops at the
-    first page that blocks it, since any one does."""
-    records = []
+    """The runtime's own index build over records of the pages' analyses, or None when a page
+    blocks it."""
+    records, blockers = _index_records(vault)
+    if blockers:
+        return None
+    text, _errors = rules.index_build(records)
+    return text
+
+
+def _index_records(vault: Vault) -> Tuple[List[rules.PageRecord], List[str]]:
+    """The records of the pages the index would list, and the stems of the pages that keep the
+    runtime from building it (invalid or unreadable)."""
+    records: List[rules.PageRecord] = []
+    blockers: List[str] = []
     for paths in vault.by_key.values():
         for path in paths:
             entry = vault.entries[path]
@@ -316,14 +327,37 @@ def _build_index(vault: Vault) -> Optional[str]:
                 continue
             record = rules.PageRecord(entry.rel.rsplit("/", 1)[-1])
             info = vault.ensure(entry).info
-            if info is None:
-                return None  # unreadable
-            record.apply_info(info)
-            if record.errors:
-                return None
-            records.append(record)
-    text, _errors = rules.index_build(records)
-    return text
+            if info is not None:
+                record.apply_info(info)
+            if info is None or record.errors:
+                blockers.append(record.stem)
+            else:
+                records.append(record)
+    return records, blockers
+
+
+def blocked_index(vault: Vault) -> Optional[Tuple[str, List[str]]]:
+    """While pages block the index: the index the valid pages would give, and the blocking
+    pages' stems. It shows how far `index.md` is behind, though no index can be written yet."""
+    answers = vault.cached_answers("blocked-index")
+    if "value" not in answers:
+        records, blockers = _index_records(vault)
+        text, _errors = rules.index_build(records) if blockers else (None, [])
+        answers["value"] = (text, sorted(blockers)) if text is not None else None
+    return answers["value"]  # type: ignore[no-any-return]
+
+
+def _index_drift(vault: Vault, text: str) -> Optional[index_drift.Drift]:
+    expected = expected_index(vault)
+    if expected is not None:
+        return index_drift.compare(text, expected)
+    blocked = blocked_index(vault)
+    if blocked is None:
+        return None
+    drift = index_drift.compare(text, blocked[0], unknown=set(blocked[1]))
+    if drift is None or drift.code != index_drift.STALE:
+        return drift
+    return drift._replace(message=index_drift.blocked_message(drift.message, blocked[1]))
 
 
 def _index_findings(vault: Vault, entry: Entry) -> List[Finding]:
@@ -334,10 +368,7 @@ def _index_findings(vault: Vault, entry: Entry) -> List[Finding]:
         text, _error = read_text(entry.path)
     if text is None:
         return []
-    expected = expected_index(vault)
-    if expected is None:
-        return []
-    drift = index_drift.compare(text, expected)
+    drift = _index_drift(vault, text)
     if drift is None:
         return []
     width = len(text.split("\n")[drift.line])

@@ -11,7 +11,7 @@ the empty end of the file.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Collection, Dict, List, NamedTuple, Optional, Tuple
 
 from ..runtime import echoes_vault as rules
 
@@ -21,13 +21,16 @@ ROW = re.compile(r"- \[\[(.+?)\]\]: (.*)")
 NAMES_SHOWN = 3
 
 
+Row = Tuple[int, str, str]  # (line, stem, row text)
+
+
 class Drift(NamedTuple):
     code: str
     line: int  # 0-based, always a line with text
     message: str
 
 
-def generated_rows(text: str) -> Optional[List[Tuple[int, str, str]]]:
+def generated_rows(text: str) -> Optional[List[Row]]:
     """The `(line, stem, row)` rows of an index that has exactly the runtime's shape (its header,
     a blank line, then `- [[stem]]: summary` rows), or None when it has any other text."""
     if not text.startswith(rules.INDEX_HEADER):
@@ -38,7 +41,7 @@ def generated_rows(text: str) -> Optional[List[Tuple[int, str, str]]]:
     if not rest.startswith("\n") or not rest.endswith("\n"):
         return None
     first = rules.INDEX_HEADER.count("\n") + 1
-    rows: List[Tuple[int, str, str]] = []
+    rows: List[Row] = []
     for offset, line in enumerate(rest[1:-1].split("\n")):
         match = ROW.fullmatch(line)
         if match is None or rules.index_line(match.group(1), match.group(2)) != line:
@@ -62,8 +65,10 @@ def _text_line(lines: List[str], line: int) -> int:
     return line
 
 
-def compare(actual: str, expected: str) -> Optional[Drift]:
-    """How `actual` (index.md as it is) differs from `expected` (the generated index), or None."""
+def compare(actual: str, expected: str, unknown: Collection[str] = ()) -> Optional[Drift]:
+    """How `actual` (index.md as it is) differs from `expected` (the generated index), or None.
+    Rows of the `unknown` pages (invalid ones, which the expected index could not list) are
+    neither missing nor extra."""
     if actual == expected:
         return None
     lines = actual.split("\n")
@@ -83,6 +88,14 @@ def compare(actual: str, expected: str) -> Optional[Drift]:
             "it is regenerated on every write, so hand edits are lost: put the text in a page "
             "and rebuild the index with `rebuild-index`",
         )
+    have = [row for row in have if row[1] not in unknown]
+    if [row for _l, _s, row in have] == [row for _l, _s, row in want]:
+        return None
+    return _stale(lines, have, want)
+
+
+def _stale(lines: List[str], have: List[Row], want: List[Row]) -> Drift:
+    """EV403 on the first row that differs, naming what differs."""
     listed: Dict[str, Tuple[int, str]] = {stem: (line, row) for line, stem, row in have}
     wanted = {stem: row for _line, stem, row in want}
     missing = [stem for _line, stem, _row in want if stem not in listed]
@@ -97,22 +110,46 @@ def compare(actual: str, expected: str) -> Optional[Drift]:
         parts.append(f"summary changed: {_names(changed)}")
     if not parts:
         parts.append("rows out of order")
-    spots = [listed[stem][0] for stem in gone + changed]
-    if spots:
-        line = min(spots)
-    elif missing and have:
-        order = [stem for _line, stem, _row in want]
-        before = [s for s in order[: order.index(missing[0])] if s in listed]
-        line = listed[before[-1]][0] if before else have[0][0]
-    elif have:
-        line = have[0][0]
-    else:
-        line = rules.INDEX_HEADER.count("\n") - 1  # the `## Pages` heading
     return Drift(
         STALE,
-        _text_line(lines, line),
+        _text_line(lines, _stale_line(listed, have, want, missing, gone + changed)),
         "index.md is out of date ("
         + "; ".join(parts)
-        + "): pages were written without the runtime; refresh it with `hydrate` or "
-        "`rebuild-index` (or `echoes-lsp check --fix`)",
+        + "): pages were written without the runtime; "
+        + REFRESH,
+    )
+
+
+def _stale_line(
+    listed: Dict[str, Tuple[int, str]],
+    have: List[Row],
+    want: List[Row],
+    missing: List[str],
+    differing: List[str],
+) -> int:
+    """The first listed row that differs; else where the first missing row belongs."""
+    spots = [listed[stem][0] for stem in differing]
+    if spots:
+        return min(spots)
+    if missing and have:
+        order = [stem for _line, stem, _row in want]
+        before = [s for s in order[: order.index(missing[0])] if s in listed]
+        return listed[before[-1]][0] if before else have[0][0]
+    if have:
+        return have[0][0]
+    return rules.INDEX_HEADER.count("\n") - 1  # the `## Pages` heading
+
+
+REFRESH = "refresh it with `hydrate` or `rebuild-index` (or `echoes-lsp check --fix`)"
+
+
+def blocked_message(message: str, blockers: List[str]) -> str:
+    """An out-of-date message while invalid pages keep the runtime from writing any index (spec
+    §8: the previous index remains): the refresh waits for those pages."""
+    count = len(blockers)
+    pages = "page is" if count == 1 else "pages are"
+    return message.replace(
+        REFRESH,
+        f"it can be refreshed once the invalid {pages} fixed ({_names(blockers)}); the runtime "
+        "writes no index while a page is invalid",
     )

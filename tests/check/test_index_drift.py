@@ -39,3 +39,38 @@ def test_a_hand_edited_index_is_a_warning(tmp_path: Path) -> None:
     process = run_check(cwd=project)
     assert "EchoesVault/index.md:9:1: EV402 [*] index.md was edited by hand" in process.stdout
     assert "9 | Remember to rotate the keys." in process.stdout
+
+
+def test_an_index_behind_while_a_page_is_invalid_says_what_blocks_its_refresh(
+    tmp_path: Path,
+) -> None:
+    project = _fresh_project(tmp_path)
+    pages = project / "EchoesVault" / "pages"
+    (pages / "hand.md").write_text(VALID_PAGE.format(summary="Hand.", title="Hand", body=""))
+    (pages / "broken.md").write_text("---\ntype: note\nstack: x\nsummary: No status.\n---\n# B\n")
+    index = project / "EchoesVault" / "index.md"
+    before = index.read_bytes()
+    process = run_check(cwd=project)
+    assert (
+        "EchoesVault/index.md:7:1: EV403 index.md is out of date (not listed: `hand`): pages were "
+        "written without the runtime; it can be refreshed once the invalid page is fixed "
+        "(`broken`)" in process.stdout
+    ), process.stdout
+    assert "`hand`, `broken`" not in process.stdout  # the invalid page is not counted as behind
+    fixed = run_check("--fix", cwd=project)  # EV104 cannot be fixed, so neither can the index
+    assert "fixed EV403" not in fixed.stdout and index.read_bytes() == before
+    # Once the page is valid, the index is simply out of date, and --fix refreshes it.
+    (pages / "broken.md").write_text(VALID_PAGE.format(summary="Fixed.", title="B", body=""))
+    assert "EV403 [*] index.md is out of date (not listed: `broken`, `hand`)" in (
+        run_check(cwd=project).stdout
+    )
+
+
+def test_a_listed_page_that_became_invalid_is_not_reported_as_gone(tmp_path: Path) -> None:
+    project = _fresh_project(tmp_path)
+    page = project / "EchoesVault" / "pages" / "listed.md"
+    page.write_text(VALID_PAGE.format(summary="Listed.", title="Listed", body=""))
+    runtime(project, "rebuild-index")
+    page.write_text("no frontmatter any more\n")
+    process = run_check(cwd=project)
+    assert "EV100" in process.stdout and "EV403" not in process.stdout, process.stdout

@@ -7,6 +7,8 @@ from typing import Any, List, Optional, Tuple
 
 from lsprotocol import types
 
+from echoes_lsp.runtime.echoes_vault import INDEX_HEADER
+
 from .conftest import WAIT, Session
 from .nav_helpers import request, units
 
@@ -82,3 +84,24 @@ async def test_a_selection_can_be_appended_and_only_filters_kinds(shared: Sessio
         ("Append the selection to a new scratchpad entry", "source.echoes.append"),
     ]
     assert summary(await actions(shared, document, span, only=["refactor"])) == SOURCE[:1]
+
+
+async def test_no_index_rebuild_is_offered_while_an_invalid_page_blocks_it(
+    session: Session,
+) -> None:
+    # broken.md and conflict.md keep the runtime from writing an index; the pages that are not
+    # listed are still named by EV403, without offering a rebuild the runtime would refuse.
+    index = session.workspace / "EchoesVault" / "index.md"
+    index.write_text(INDEX_HEADER, encoding="utf-8")  # an index that lists no page
+    document = session.open(index)
+    found = await session.diagnostics(document, lambda items: any(d.code for d in items))
+    stale = [d for d in found if d.code in ("EV402", "EV403")]
+    assert stale and "once the invalid pages are fixed (`broken`, `conflict`)" in stale[0].message
+    titles = [a.title for a in await actions(session, document, stale[0].range)]
+    assert "Rebuild the index through EchoesVault" not in titles
+    for name in ("broken.md", "conflict.md"):
+        fixed = session.open(session.page(name))
+        session.replace(fixed, "---\ntype: note\nstack: []\nstatus: active\nsummary: Ok.\n---\n")
+        await session.diagnostics(fixed, lambda items: not any(d.severity == 1 for d in items))
+    titles = [a.title for a in await actions(session, document, stale[0].range)]
+    assert "Rebuild the index through EchoesVault" in titles

@@ -204,7 +204,14 @@ SEARCH = {"ok": bool, "query": str, "truncated": bool, "results": list}
 SEARCH_RESULT = {"file": str, "line": int, "text": str}
 APPEND = {"ok": bool, "dailyLog": str, "kind": str, "agent": NULL_STR}
 HASH = {"ok": bool, "page": str, "sha256": str}
-UPSERT = {"ok": bool, "action": str, "page": str, "sha256": str, "indexChanged": bool}
+UPSERT = {
+    "ok": bool,
+    "action": str,
+    "pageChanged": bool,
+    "page": str,
+    "sha256": str,
+    "indexChanged": bool,
+}
 END = {
     "ok": bool,
     "memorySaved": bool,

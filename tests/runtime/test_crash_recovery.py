@@ -421,13 +421,18 @@ def test_a_resent_end_or_upsert_needs_no_hash_when_bytes_are_equal(
     rt: Runtime, vault: Path
 ) -> None:
     text = page(summary="Same bytes.")
-    rt.upsert("same.md", text)
+    first = rt.upsert("same.md", text)
+    assert first["pageChanged"] is True
     again = rt.upsert("same.md", text)  # no expectedSha256: the page already holds these bytes
-    assert again["action"] == "updated"
-    rt.ok(
+    # The reference's action, and a key that says nothing changed.
+    assert again["action"] == "updated" and again["pageChanged"] is False
+    ended = rt.ok(
         "end", "--confirm-explicit-user-end", "--payload", "-",
         payload={"dailySummary": "- resent", "pages": [{"filename": "same.md", "content": text}]},
     )  # fmt: skip
+    assert ended["pages"][0]["pageChanged"] is False
+    changed = rt.upsert("same.md", page(summary="Other bytes."), expectedSha256=again["sha256"])
+    assert changed["action"] == "updated" and changed["pageChanged"] is True
     rt.fail("upsert", "--payload", "-", payload={"filename": "same.md", "content": page()},
             code="missing-hash")  # fmt: skip
 

@@ -10,7 +10,7 @@ from typing import Callable, List, Optional, Sequence, Set
 from lsprotocol import types
 
 from ...engine import page_fixes
-from ...engine.findings import Finding
+from ...engine.findings import Finding, expected_index
 from ...engine.vault import PAGE, Entry, read_text, without_bom
 from ...runtime import echoes_vault as rules
 from ..echoes_server import EchoesServer
@@ -232,6 +232,8 @@ def index_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
     index_codes = [c for c in ("EV403", "EV402") if c in asked.codes]
     if not index_codes:
         return []
+    if index_codes == ["EV403"] and expected_index(asked.folder.vault) is None:
+        return []  # invalid pages block the index: the runtime would refuse to rebuild it
     return [
         command_action(
             "Rebuild the index through EchoesVault",
