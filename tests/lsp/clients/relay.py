@@ -59,9 +59,7 @@ def pump(source: IO[bytes], sink: IO[bytes], direction: str) -> None:
 def main() -> int:
     server = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert server.stdin is not None and server.stdout is not None
-    threading.Thread(
-        target=pump, args=(sys.stdin.buffer, server.stdin, "c2s"), daemon=True
-    ).start()
+    threading.Thread(target=pump, args=(sys.stdin.buffer, server.stdin, "c2s"), daemon=True).start()
     pump(server.stdout, sys.stdout.buffer, "s2c")
     return server.wait()
 
