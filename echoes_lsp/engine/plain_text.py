@@ -1,6 +1,6 @@
 """Markdown as plain text, for clients that ask for `plaintext` hovers and completion
 documentation (eglot without markdown-mode, ALE): what the Markdown would show, without its
-syntax. Headings lose their `#`, quotes their `>`, code fences their fence lines, emphasis its
+syntax. Headings lose their `#`, quotes their `>` (a callout's `[!kind]` reads `Kind:`), code fences their fence lines, emphasis its
 marks; a `[[link|alias]]` reads as its alias (else its target), a `[text](url)` as
 `text (url)`. The text inside code (spans and fenced blocks) is kept as written."""
 
@@ -12,6 +12,7 @@ from typing import List, Optional
 FENCE = re.compile(r"^\s*(```|~~~)")
 HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)(.*?)(?:\s+#+)?\s*$")
 QUOTE = re.compile(r"^\s{0,3}>\s?")
+CALLOUT = re.compile(r"^\[!([\w-]+)\][+-]?\s*")
 RULE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 WIKILINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
@@ -44,8 +45,13 @@ def plain_line(line: str) -> str:
     """One line outside code blocks: its block marks dropped, its inline syntax rendered."""
     if RULE.match(line):
         return ""
+    quoted = QUOTE.match(line) is not None
     while QUOTE.match(line):
         line = QUOTE.sub("", line, count=1)
+    callout = CALLOUT.match(line) if quoted else None
+    if callout is not None:  # `> [!warning] Title` reads "Warning: Title"
+        rest = line[callout.end() :]
+        line = callout.group(1).capitalize() + (": " + rest if rest else "")
     heading = HEADING.match(line)
     if heading is not None:
         line = heading.group(1)

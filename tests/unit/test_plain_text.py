@@ -10,6 +10,11 @@ def test_block_marks_are_dropped() -> None:
     assert markdown_to_plain(text) == "Title\n\n⚠️ Quoted\ntwice\n\nPart\n- item"
 
 
+def test_a_callout_reads_as_its_kind() -> None:
+    text = "> [!warning] DEPRECATED\n> Replaced by [[auth]].\n>[!note]\n[!not-quoted]"
+    assert markdown_to_plain(text) == "Warning: DEPRECATED\nReplaced by auth.\nNote\n[!not-quoted]"
+
+
 def test_links_read_as_their_text() -> None:
     text = "See [[auth]], [[sessions#Token lifetime|lifetimes]], ![[diagram.png]], [docs](https://x.y)."
     assert markdown_to_plain(text) == "See auth, lifetimes, diagram.png, docs (https://x.y)."
