@@ -92,3 +92,17 @@ def test_an_unnamed_client_is_polled_and_gets_no_completion_command() -> None:
     assert not unnamed.watcher_sees_renames and not unnamed.completion_commands
     named = ClientSupport.of(params(types.ClientCapabilities(), "Neovim"))
     assert named.watcher_sees_renames and named.completion_commands
+
+
+def test_a_null_answer_to_show_document_reads_as_not_shown() -> None:
+    """eglot 1.9 answers `window/showDocument` with null: the server reads "not shown" (and
+    names the file in a message) instead of failing to read the answer."""
+    from pygls.protocol import default_converter
+
+    from echoes_lsp.server.transport import strict_converter
+
+    converter = strict_converter(default_converter)()
+    for answer, shown in ((None, False), ({"success": True}, True), ({"success": False}, False)):
+        message = {"jsonrpc": "2.0", "id": 1, "result": answer}
+        read = converter.structure(message, types.ShowDocumentResponse)
+        assert read.result.success is shown
