@@ -14,11 +14,16 @@ from typing import Any, FrozenSet, Optional, Sequence
 
 from lsprotocol import types
 
-# Clients, by `clientInfo.name`, that do not run a completion item's `command`.
-NO_COMPLETION_COMMANDS: FrozenSet[str] = frozenset()
+# The name of a client that sends no `clientInfo`. eglot 1.9 and ALE 3.3 send none (their
+# `initialize` is in tests/lsp/clients/), so an unnamed client is taken to be like them.
+UNNAMED = ""
+# Clients, by `clientInfo.name`, that do not run a completion item's `command`: neither eglot
+# 1.9 nor ALE 3.3 does.
+NO_COMPLETION_COMMANDS: FrozenSet[str] = frozenset({UNNAMED})
 # Clients, by `clientInfo.name`, whose file watcher misses a file replaced by rename (how the
-# runtime writes), so the vault is polled for them as if no watcher was registered.
-WATCHER_MISSES_RENAMES: FrozenSet[str] = frozenset()
+# runtime writes), so the vault is polled for them as if no watcher was registered. eglot 1.9
+# accepts the registration but drops every rename event of its file-notify watch.
+WATCHER_MISSES_RENAMES: FrozenSet[str] = frozenset({UNNAMED})
 
 
 def declared(capabilities: Any, path: str) -> Any:
@@ -47,6 +52,8 @@ class ClientSupport:
     __slots__ = (
         "apply_edit",
         "completion_commands",
+        "document_changes",
+        "documentation_format",
         "hover_format",
         "message_requests",
         "name",
@@ -65,7 +72,11 @@ class ClientSupport:
         self.apply_edit = False
         # A workspace edit may rename files (resource operation "rename").
         self.rename_files = False
+        # A workspace edit may carry `documentChanges` (versioned edits) rather than `changes`.
+        self.document_changes = False
         self.hover_format = types.MarkupKind.Markdown
+        # The format of a completion item's `documentation`.
+        self.documentation_format = types.MarkupKind.Markdown
         # The client runs a completion item's `command` after inserting it.
         self.completion_commands = False
         self.watcher_sees_renames = True
@@ -77,15 +88,24 @@ class ClientSupport:
             return support
         caps = params.capabilities
         info = params.client_info
-        support.name = info.name if info is not None else ""
+        support.name = info.name if info is not None else UNNAMED
         support.message_requests = declared(caps, "window.show_message") is not None
         support.show_document = bool(declared(caps, "window.show_document.support"))
         support.apply_edit = bool(declared(caps, "workspace.apply_edit"))
         operations = declared(caps, "workspace.workspace_edit.resource_operations") or ()
         support.rename_files = types.ResourceOperationKind.Rename in operations
+        # Resource operations only travel in `documentChanges`, so a client that lists `rename`
+        # among them accepts both (Neovim does not set `documentChanges` but applies them).
+        support.document_changes = support.rename_files or bool(
+            declared(caps, "workspace.workspace_edit.document_changes")
+        )
         support.hover_format = preferred_markup(
             declared(caps, "text_document.hover.content_format")
         )
+        # A client that lists no format for completion documentation renders it as it renders
+        # hovers (eglot 1.9 shows Markdown as Markdown only with markdown-mode installed).
+        listed = declared(caps, "text_document.completion.completion_item.documentation_format")
+        support.documentation_format = preferred_markup(listed) if listed else support.hover_format
         support.completion_commands = support.name not in NO_COMPLETION_COMMANDS
         support.watcher_sees_renames = support.name not in WATCHER_MISSES_RENAMES
         return support

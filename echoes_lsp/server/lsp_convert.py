@@ -12,6 +12,8 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from ..engine.codes import CODES, ERROR, HINT, INFORMATION, WARNING
 from ..engine.findings import Finding
+from ..engine.plain_text import markdown_to_plain
+from ..runtime import echoes_vault as rules
 
 REQUEST_FAILED = -32803
 SOURCE = "echoes"
@@ -70,6 +72,15 @@ def uri_to_path(uri: str) -> Optional[str]:
 
 def path_to_uri(path: str) -> str:
     return from_fs_path(path) or ("file://" + path)
+
+
+def markup(kind: types.MarkupKind, markdown: str) -> types.MarkupContent:
+    """Markdown in the format the client asked for, credential-shaped text masked: before the
+    rendering (which must never see a value) and after it (which must not assemble one)."""
+    value = rules.mask_secrets(markdown)
+    if kind == types.MarkupKind.PlainText:
+        value = rules.mask_secrets(markdown_to_plain(value))
+    return types.MarkupContent(kind=kind, value=value)
 
 
 def request_failed(message: str, data: Optional[dict] = None) -> JsonRpcException:

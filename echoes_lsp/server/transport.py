@@ -246,10 +246,18 @@ def strict_position(value: Any, _cls: Any) -> types.Position:
     return types.Position(line=numbers[0], character=numbers[1])
 
 
+def lenient_show_document(obj: Any, _type: Any) -> types.ShowDocumentResult:
+    """A client's answer to `window/showDocument`, read as "not shown" unless it says it was:
+    eglot 1.9 answers `null`, which the strict type would reject with a logged traceback."""
+    success = obj.get("success") if isinstance(obj, dict) else False
+    return types.ShowDocumentResult(success=success is True)
+
+
 def strict_converter(factory: Callable[[], cattrs.Converter]) -> Callable[[], cattrs.Converter]:
     def make() -> cattrs.Converter:
         converter = factory()
         converter.register_structure_hook(types.Position, strict_position)
+        converter.register_structure_hook(types.ShowDocumentResult, lenient_show_document)
         return converter
 
     return make

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -26,6 +27,7 @@ import pytest
 import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pytest_lsp import (
     ClientServerConfig,
     LanguageClient,
@@ -40,6 +42,11 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ROOT / "runtime" / "echoes_vault.py"
 WAIT = 30.0
 CLIENTS = ("neovim", "visual_studio_code")
+# The `clientInfo.name` each of them sends.
+CLIENT_NAMES = {"neovim": "Neovim", "visual_studio_code": "Visual Studio Code"}
+# Clients that declare less, replayed from the `initialize` the real editors sent (clients/).
+LIMITED = ("eglot_1.9", "ale_3.3")
+CAPTURED = Path(__file__).resolve().parent / "clients"
 
 
 def capabilities(name: str) -> types.ClientCapabilities:
@@ -248,6 +255,7 @@ async def start_session(
         lsp_client.initialize_session(
             types.InitializeParams(
                 capabilities=capabilities(kind),
+                client_info=types.ClientInfo(name=CLIENT_NAMES[kind]),
                 root_uri=uri(workspace),
                 workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="vault")],
                 initialization_options=poll_off(options),
@@ -284,9 +292,13 @@ def make_client() -> LanguageClient:
     def status_changed(params: Any) -> None:
         client.statuses.append(params)  # type: ignore[attr-defined]
 
+    client.answers_questions = True  # type: ignore[attr-defined]
+
     @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
-    def show_message_request(params: types.ShowMessageRequestParams) -> Any:
+    async def show_message_request(params: types.ShowMessageRequestParams) -> Any:
         client.message_requests.append(params)  # type: ignore[attr-defined]
+        if not client.answers_questions:  # type: ignore[attr-defined]
+            await asyncio.Event().wait()  # as ALE: the question is never answered
         answer = client.message_answer  # type: ignore[attr-defined]
         return types.MessageActionItem(title=answer) if answer else None
 
@@ -331,6 +343,52 @@ async def client(request: Any, lsp_client: LanguageClient, workspace: Path):
 def session(client: LanguageClient, workspace: Path) -> Session:
     """A server of the test's own, on a fresh copy of the vault: for tests that may change it."""
     return Session(client, workspace, client.kind)  # type: ignore[attr-defined]
+
+
+# -- clients that declare less: eglot 1.9 and ALE 3.3 as they initialize -----------------------
+
+
+def captured_params(name: str, workspace: Path, options: Optional[dict]) -> types.InitializeParams:
+    """The `initialize` the editor `name` sent, exactly, on the test's workspace and options."""
+    data = json.loads((CAPTURED / f"{name}.json").read_text(encoding="utf-8"))
+    data.pop("processId", None)
+    data["rootUri"] = uri(workspace)
+    data["rootPath"] = str(workspace)
+    if "workspaceFolders" in data:
+        data["workspaceFolders"] = [{"uri": uri(workspace), "name": str(workspace)}]
+    data["initializationOptions"] = options
+    params: types.InitializeParams = default_converter().structure(data, types.InitializeParams)
+    return params
+
+
+async def start_limited(
+    client: LanguageClient, workspace: Path, options: Optional[dict] = None
+) -> Session:
+    """Initialize `client` as its editor (`client.kind`, one of LIMITED) does; by default with
+    the poll off, as `start_session`."""
+    kind = client.kind  # type: ignore[attr-defined]
+    params = captured_params(kind, workspace, poll_off(options))
+    client.init_result = await asyncio.wait_for(  # type: ignore[attr-defined]
+        client.initialize_session(params), WAIT
+    )
+    return Session(client, workspace, kind)
+
+
+@pytest_lsp.fixture(params=LIMITED, config=SERVER)
+async def limited_client(request: Any, lsp_client: LanguageClient):
+    """A connected client that declares only what eglot 1.9 or ALE 3.3 declares, not yet
+    initialized (`start_limited`). As ALE, the ALE client never answers a question."""
+    lsp_client.kind = request.param  # type: ignore[attr-defined]
+    lsp_client.answers_questions = request.param != "ale_3.3"  # type: ignore[attr-defined]
+    yield
+    await asyncio.wait_for(lsp_client.shutdown_session(), WAIT)
+    assert internal_errors(lsp_client) == []
+
+
+@pytest_asyncio.fixture
+async def limited(limited_client: LanguageClient, workspace: Path) -> Session:
+    """A server of the test's own, initialized as eglot 1.9 or ALE 3.3 initializes it."""
+    return await start_limited(limited_client, workspace)
 
 
 # -- one server per module and client kind, for the tests that only read ---------------------------

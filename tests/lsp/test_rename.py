@@ -213,31 +213,37 @@ def no_file_renames(caps: types.ClientCapabilities) -> None:
 
 
 @pytest_lsp.fixture(config=SERVER)
-async def limited_client(lsp_client: LanguageClient, workspace: Path):
+async def renameless_client(lsp_client: LanguageClient, workspace: Path):
     await start_with(lsp_client, workspace, "visual_studio_code", no_file_renames)
     yield
     await request(lsp_client.shutdown_session(), WAIT)
 
 
 @pytest.fixture
-def limited(limited_client: LanguageClient, workspace: Path) -> Session:
-    return Session(limited_client, workspace, "visual_studio_code")
+def renameless(renameless_client: LanguageClient, workspace: Path) -> Session:
+    return Session(renameless_client, workspace, "visual_studio_code")
 
 
-async def test_clients_without_file_renames_are_refused(limited: Session) -> None:
-    page = limited.page("sessions.md")
+async def test_clients_without_file_renames_get_the_link_edits_and_a_message(
+    renameless: Session,
+) -> None:
+    page = renameless.page("sessions.md")
     text = page.read_text(encoding="utf-8")
-    uri = limited.open(page)
-    with pytest.raises(JsonRpcException) as refused:
-        await rename(limited, uri, at(limited, text, "# Sessions", 2), "renamed")
-    assert "file renames" in str(refused.value)
+    uri = renameless.open(page)
+    edit = await rename(renameless, uri, at(renameless, text, "# Sessions", 2), "renamed")
+    # Plain `changes` (the client declares no `documentChanges`), and no file rename.
+    assert edit is not None and edit.document_changes is None and edit.changes
+    auth = next(uri for uri in edit.changes if uri.endswith("/auth.md"))
+    assert all(e.new_text == "renamed" for e in edit.changes[auth])
+    moves = [m.message for m in renameless.client.messages if "git mv" in m.message]
+    assert moves and "EchoesVault/pages/renamed.md" in moves[0]
     # Renaming the file in the editor still updates the links, as plain text edits.
     edit = await request(
-        limited.client.workspace_will_rename_files_async(
+        renameless.client.workspace_will_rename_files_async(
             types.RenameFilesParams(
                 files=[
                     types.FileRename(
-                        old_uri=uri, new_uri=limited.page("renamed.md").resolve().as_uri()
+                        old_uri=uri, new_uri=renameless.page("renamed.md").resolve().as_uri()
                     )
                 ]
             )

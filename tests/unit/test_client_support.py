@@ -49,3 +49,60 @@ def test_the_hover_format_is_the_first_the_client_prefers() -> None:
     assert preferred_markup(None) == markdown
     assert preferred_markup([plain, markdown]) == plain
     assert preferred_markup([markdown, plain]) == markdown
+
+
+def test_completion_documentation_without_a_listed_format_follows_the_hover_format() -> None:
+    plain = [types.MarkupKind.PlainText]
+    hover_only = types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            hover=types.HoverClientCapabilities(content_format=plain)
+        )
+    )
+    assert ClientSupport.of(params(hover_only)).documentation_format == types.MarkupKind.PlainText
+    listed = types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            hover=types.HoverClientCapabilities(content_format=plain),
+            completion=types.CompletionClientCapabilities(
+                completion_item=types.ClientCompletionItemOptions(
+                    documentation_format=[types.MarkupKind.Markdown]
+                )
+            ),
+        )
+    )
+    assert ClientSupport.of(params(listed)).documentation_format == types.MarkupKind.Markdown
+
+
+def test_document_changes_are_declared_or_implied_by_file_renames() -> None:
+    def edits(**declared: object) -> types.ClientCapabilities:
+        return types.ClientCapabilities(
+            workspace=types.WorkspaceClientCapabilities(
+                workspace_edit=types.WorkspaceEditClientCapabilities(**declared)  # type: ignore[arg-type]
+            )
+        )
+
+    assert not ClientSupport.of(params(edits())).document_changes
+    assert ClientSupport.of(params(edits(document_changes=True))).document_changes
+    renames = edits(resource_operations=[types.ResourceOperationKind.Rename])
+    assert ClientSupport.of(params(renames)).document_changes
+
+
+def test_an_unnamed_client_is_polled_and_gets_no_completion_command() -> None:
+    """eglot 1.9 and ALE 3.3 send no clientInfo; eglot 1.9's watcher misses renames."""
+    unnamed = ClientSupport.of(params(types.ClientCapabilities()))
+    assert not unnamed.watcher_sees_renames and not unnamed.completion_commands
+    named = ClientSupport.of(params(types.ClientCapabilities(), "Neovim"))
+    assert named.watcher_sees_renames and named.completion_commands
+
+
+def test_a_null_answer_to_show_document_reads_as_not_shown() -> None:
+    """eglot 1.9 answers `window/showDocument` with null: the server reads "not shown" (and
+    names the file in a message) instead of failing to read the answer."""
+    from pygls.protocol import default_converter
+
+    from echoes_lsp.server.transport import strict_converter
+
+    converter = strict_converter(default_converter)()
+    for answer, shown in ((None, False), ({"success": True}, True), ({"success": False}, False)):
+        message = {"jsonrpc": "2.0", "id": 1, "result": answer}
+        read = converter.structure(message, types.ShowDocumentResponse)
+        assert read.result.success is shown

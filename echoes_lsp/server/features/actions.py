@@ -265,7 +265,9 @@ def stale_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
         )
     actions.append(
         types.CodeAction(
-            title="Open the disk version beside the buffer",
+            title="Open the disk version beside the buffer"
+            if asked.ls.support.show_document
+            else "Copy the disk version to a file (its path is shown)",
             kind=QUICKFIX,
             diagnostics=related,
             command=types.Command(
@@ -273,17 +275,24 @@ def stale_fixes(asked: CodeActionRequest) -> List[types.CodeAction]:
             ),
         )
     )
-    actions.append(
-        command_action(
-            "Overwrite the disk version with this buffer (asks to confirm)",
-            QUICKFIX,
-            commands.SAVE,
-            {"uri": asked.uri, "confirmOverwrite": "ask"},
-            asked.folder,
-            related,
-        )
-    )
+    actions.append(overwrite_action(asked, related))
     return actions
+
+
+def overwrite_action(
+    asked: CodeActionRequest, related: Optional[List[types.Diagnostic]]
+) -> types.CodeAction:
+    """Overwrite after a question where the client can be asked; where it cannot, choosing this
+    action (named for what it does) is the confirmation."""
+    ask = asked.ls.support.message_requests
+    return command_action(
+        commands.OVERWRITE_TITLE + (" (asks to confirm)" if ask else ""),
+        QUICKFIX,
+        commands.SAVE,
+        {"uri": asked.uri, "confirmOverwrite": "ask" if ask else True},
+        asked.folder,
+        related,
+    )
 
 
 def source_actions(asked: CodeActionRequest) -> List[types.CodeAction]:

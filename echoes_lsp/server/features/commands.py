@@ -31,6 +31,8 @@ HYDRATE = "echoes.hydrate"
 END = "echoes.endSession"
 CREATE = "echoes.createPage"
 DISK = "echoes.showDiskVersion"
+# The EV701 code action that overwrites without a question, for clients that cannot be asked.
+OVERWRITE_TITLE = "Overwrite the disk version with this buffer"
 Handler = Callable[..., Awaitable[Any]]
 
 
@@ -108,8 +110,11 @@ def page_to_save(ls: EchoesServer, uri: str) -> Tuple[Folder, str, str]:
 
 async def overwrite_confirmed(ls: EchoesServer, path: str, confirm: Any) -> bool:
     """Whether the person knowingly replaces the disk version: `confirmOverwrite` is true, or
-    "ask" and they answered Overwrite (Cancel refuses the save)."""
+    "ask" and they answered Overwrite (Cancel refuses the save). A client that cannot be asked
+    (no `window.showMessage` capability: ALE never answers) is refused with how to confirm."""
     if confirm == "ask":
+        if not ls.support.message_requests:
+            raise cannot_ask(path)
         choice = await ls.window_show_message_request_async(
             types.ShowMessageRequestParams(
                 type=types.MessageType.Warning,
@@ -124,6 +129,18 @@ async def overwrite_confirmed(ls: EchoesServer, path: str, confirm: Any) -> bool
     if not isinstance(confirm, bool):
         raise request_failed('`confirmOverwrite` must be true, false or "ask"')
     return confirm
+
+
+def cannot_ask(path: str) -> JsonRpcException:
+    """The refusal of an overwrite that was to be confirmed in a question the client cannot
+    show: nothing is written, and the message names the two ways to confirm."""
+    return request_failed(
+        f"{os.path.basename(path)} was not saved: this editor cannot answer a question "
+        "(window/showMessageRequest), so the overwrite was not confirmed and the disk version "
+        f'was kept. To overwrite it, choose the code action "{OVERWRITE_TITLE}" or run '
+        f"{SAVE} with `confirmOverwrite: true`.",
+        {"code": "confirmation-unavailable"},
+    )
 
 
 def refused_save(
@@ -323,9 +340,7 @@ async def create(ls: EchoesServer, *args: Any) -> Any:
     if isinstance(result, dict) and isinstance(result.get("page"), str):
         result["uri"] = path_to_uri(result["page"])
         if opts.get("open", False):
-            await ls.window_show_document_async(
-                types.ShowDocumentParams(uri=result["uri"], take_focus=True)
-            )
+            await show_or_name(ls, result["page"], "The new page is")
     return result
 
 
@@ -345,12 +360,33 @@ async def show_disk(ls: EchoesServer, *args: Any) -> Any:
     copy = os.path.join(directory, "disk-" + os.path.basename(path))
     with open(copy, "w", encoding="utf-8") as handle:
         handle.write(text)
-    copy_uri = path_to_uri(copy)
-    try:
-        await ls.window_show_document_async(types.ShowDocumentParams(uri=copy_uri, take_focus=True))
-    except Exception:
-        pass
-    return {"ok": True, "uri": copy_uri, "text": text}
+    shown_in_editor = await show_or_name(
+        ls, copy, f"The disk version of {os.path.basename(path)} is copied to"
+    )
+    return {
+        "ok": True,
+        "uri": path_to_uri(copy),
+        "path": copy,
+        "shown": shown_in_editor,
+        "text": text,
+    }
+
+
+async def show_or_name(ls: EchoesServer, path: str, what: str) -> bool:
+    """Open `path` in the editor (`window/showDocument`) when the client can; otherwise, or when
+    it does not confirm (eglot 1.9 answers null), name the file in a message. Whether it opened."""
+    opened = False
+    if ls.support.show_document:
+        try:
+            answer = await ls.window_show_document_async(
+                types.ShowDocumentParams(uri=path_to_uri(path), take_focus=True)
+            )
+            opened = bool(getattr(answer, "success", False))
+        except Exception as error:
+            ls.log(f"window/showDocument failed: {error}")
+    if not opened:
+        ls.show(f"{what} {path}", types.MessageType.Info)
+    return opened
 
 
 COMMANDS = [

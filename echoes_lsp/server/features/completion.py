@@ -10,6 +10,7 @@ from lsprotocol import types
 from ...engine import completion_candidates
 from ...runtime import echoes_vault as rules
 from ..echoes_server import EchoesServer
+from ..lsp_convert import markup
 from . import Feature
 from .document_context import load_document, wait_for_index
 
@@ -39,9 +40,7 @@ def completion_item(
         kind=KINDS.get(candidate.kind, types.CompletionItemKind.Text),
         detail=rules.mask_secrets(candidate.detail) if candidate.detail else candidate.detail,
         documentation=(
-            types.MarkupContent(
-                kind=types.MarkupKind.Markdown, value=rules.mask_secrets(candidate.documentation)
-            )
+            markup(ls.support.documentation_format, candidate.documentation)
             if candidate.documentation
             else None
         ),

@@ -85,6 +85,23 @@ def poll_interval(ls: EchoesServer, watching: bool) -> float:
     return interval
 
 
+def polling_notice(ls: EchoesServer, registered: bool, watching: bool) -> str:
+    """The log line that says how often the vault is polled, and why."""
+    interval = poll_interval(ls, watching)
+    if interval <= 0:
+        return "echoes-lsp: the vault is not polled (echoes.watch.pollInterval is 0)"
+    if watching:
+        why = "the client watches the vault's files; this is a safety net"
+    elif registered:
+        who = (
+            f"client {ls.support.name!r}" if ls.support.name else "client (it sends no clientInfo)"
+        )
+        why = f"the {who} watches files but misses a file replaced by rename"
+    else:
+        why = "the client watches no files for the server"
+    return f"echoes-lsp: polling the vault every {interval:g} s: {why}"
+
+
 async def poll_disk(ls: EchoesServer, watching: bool) -> None:
     """Notice other programs' changes by file metadata: every `pollInterval` seconds without a
     file watcher, and at most every 10 s as a safety net when the client watches files."""

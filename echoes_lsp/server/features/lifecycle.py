@@ -15,7 +15,7 @@ from ..echoes_server import EchoesServer
 from ..lsp_convert import uri_to_path
 from . import Feature
 from .diagnostics import choose_pull_or_push
-from .file_events import VAULT_GLOB, poll_disk
+from .file_events import VAULT_GLOB, poll_disk, polling_notice
 
 # How long the server waits for the client's answer to `workspace/configuration`.
 CONFIGURATION_WAIT = 5
@@ -45,11 +45,14 @@ async def initialized(ls: EchoesServer, params: types.InitializedParams) -> None
     if ls.capability("workspace.configuration"):
         await pull_configuration(ls)
         ls.refresh_open()
-    watching = False
+    registered = False
     if ls.capability("workspace.did_change_watched_files.dynamic_registration"):
-        watching = await watch_vaults(ls)
+        registered = await watch_vaults(ls)
     # Poll even with a watcher (more slowly): some clients' watchers report only the
-    # editor's own writes, and agents, git and Obsidian write behind the editor's back.
+    # editor's own writes, and agents, git and Obsidian write behind the editor's back. A
+    # watcher that misses a replace by rename (how the runtime writes) counts as none.
+    watching = registered and ls.support.watcher_sees_renames
+    ls.log(polling_notice(ls, registered, watching))
     ls.scheduler.start_polling(poll_disk(ls, watching))
     ls.schedule_status()
 

@@ -9,9 +9,8 @@ from lsprotocol import types
 
 from ...engine.link_targets import Target, definition, hover_markdown, link_at, resolve
 from ...engine.markdown import Link
-from ...runtime import echoes_vault as rules
 from ..echoes_server import EchoesServer
-from ..lsp_convert import path_to_uri
+from ..lsp_convert import markup, path_to_uri
 from . import Feature
 from .document_context import Ranges, VaultDocument, load_at, load_document
 
@@ -34,11 +33,8 @@ def hover(ls: EchoesServer, params: types.HoverParams) -> Optional[types.Hover]:
     document, link = found
     target = resolve(document.vault, document.entry, link, document.structure)
     return types.Hover(
-        contents=types.MarkupContent(
-            # a page's preview may quote credential-shaped text: shown masked, never as written
-            kind=types.MarkupKind.Markdown,
-            value=rules.mask_secrets(hover_markdown(document.vault, target)),
-        ),
+        # a page's preview may quote credential-shaped text: shown masked, never as written
+        contents=markup(ls.support.hover_format, hover_markdown(document.vault, target)),
         range=document.link_range(link),
     )
 

@@ -5,6 +5,7 @@ page the editor itself is renaming)."""
 from __future__ import annotations
 
 import os
+import shlex
 from typing import Dict, List, Optional, Tuple, Union
 
 from lsprotocol import types
@@ -108,16 +109,12 @@ def document_edits(ranges: Ranges, changes: Changes) -> List[types.TextDocumentE
     ]
 
 
-def supports_file_rename(ls: EchoesServer) -> bool:
-    """Resource operations only travel in `documentChanges`, so a client that lists `rename`
-    among them accepts both (Neovim does not set `documentChanges` but applies them)."""
-    operations = ls.capability("workspace.workspace_edit.resource_operations", []) or []
-    return types.ResourceOperationKind.Rename in operations or "rename" in operations
-
-
-def supports_document_changes(ls: EchoesServer) -> bool:
-    return bool(ls.capability("workspace.workspace_edit.document_changes")) or supports_file_rename(
-        ls
+def workspace_edit(ls: EchoesServer, ranges: Ranges, changes: Changes) -> types.WorkspaceEdit:
+    """Text edits in the shape the client declared: versioned `documentChanges`, else `changes`."""
+    if ls.support.document_changes:
+        return types.WorkspaceEdit(document_changes=list(document_edits(ranges, changes)))
+    return types.WorkspaceEdit(
+        changes={uri: edits for uri, _version, edits in text_edits(ranges, changes)}
     )
 
 
@@ -141,12 +138,6 @@ def on_prepare_rename(
 
 
 async def on_rename(ls: EchoesServer, params: types.RenameParams) -> Optional[types.WorkspaceEdit]:
-    if not supports_file_rename(ls):
-        raise Refusal(
-            "renaming a page renames its file, and this editor does not accept file renames "
-            "in workspace edits (workspaceEdit.resourceOperations lacks `rename`); rename the "
-            "file in the file explorer instead, and its links are updated"
-        )
     at = rename_place(ls, params.text_document.uri, params.position)
     await wait_for_index(at.document.folder)
     page, _span = rename_target(at.document.with_fresh_entry(), at.line, at.column)
@@ -172,6 +163,9 @@ def rename_edit(
     ranges = Ranges(ls)
     changes = link_changes(ranges, vault, page, new_stem)
     new_path = os.path.join(os.path.dirname(page.path), new_stem + ".md")
+    if not ls.support.rename_files:
+        ls.show(move_by_hand(folder, page.path, new_path, len(changes)), types.MessageType.Warning)
+        return workspace_edit(ls, ranges, changes)
     operations: List[Union[types.TextDocumentEdit, types.RenameFile]] = list(
         document_edits(ranges, changes)
     )
@@ -184,6 +178,24 @@ def rename_edit(
     )
     ls.renames.expect(page.path, new_path)
     return types.WorkspaceEdit(document_changes=operations)
+
+
+def move_by_hand(folder: Folder, old: str, new: str, files: int) -> str:
+    """What to tell a person whose editor cannot rename files: the links are edited, the file is
+    theirs to move (the runtime has no rename command)."""
+    old_rel = os.path.relpath(old, folder.workspace)
+    new_rel = os.path.relpath(new, folder.workspace)
+    if files:
+        links = f"the links in {files} file{'s' if files != 1 else ''} are updated"
+        after = " Until then those links point at a page that does not exist."
+    else:
+        links, after = "no link needed changing", ""
+    return (
+        f"Renaming {os.path.basename(old)} to {os.path.basename(new)}: {links}, but this editor "
+        "cannot rename files for a language server, so move the file yourself: "
+        f"git mv {shlex.quote(old_rel)} {shlex.quote(new_rel)} (or rename it in a file manager)."
+        + after
+    )
 
 
 def stem_after_move(ls: EchoesServer, vault: Vault, page: Entry, new: str) -> Optional[str]:
@@ -234,11 +246,7 @@ async def will_rename(
             combined.setdefault(path, []).extend(edits)
     if not combined:
         return None
-    if supports_document_changes(ls):
-        return types.WorkspaceEdit(document_changes=list(document_edits(ranges, combined)))
-    return types.WorkspaceEdit(
-        changes={uri: edits for uri, _version, edits in text_edits(ranges, combined)}
-    )
+    return workspace_edit(ls, ranges, combined)
 
 
 FEATURES = [
