@@ -194,7 +194,7 @@ function! s:scenario_stale() abort
 
     call s:step('code action: open the disk version beside the buffer')
     call cursor(1, 1)
-    call add(s:answers, 'Open the disk version')
+    call add(s:answers, 'Copy the disk version')
     EchoesCodeAction
     call s:wait('the disk version window', {-> bufnr('') != l:buffer})
     let s:report.disk_version = {'name': bufname(''), 'text': s:buffer_text(bufnr('')),
@@ -203,9 +203,9 @@ function! s:scenario_stale() abort
     call win_gotoid(bufwinid(l:buffer))
     diffoff
 
-    call s:step('code action: overwrite (asks to confirm), declined')
+    call s:step('code action: overwrite, asked in Vim, declined')
     call cursor(1, 1)
-    call extend(s:answers, ['Overwrite the disk version with this buffer (asks', 'Cancel'])
+    call extend(s:answers, ['Overwrite the disk version with this buffer', 'Cancel'])
     EchoesCodeAction
     call s:wait('the declined overwrite', {-> len(filter(s:messages(), 'v:val =~# ''save cancelled''')) >= 2})
     let s:report.declined = {'disk': s:read(l:path), 'modified': getbufvar(l:buffer, '&modified')}

@@ -24,9 +24,7 @@ def test_hover_shows_the_linked_pages_summary(run: VimRun) -> None:
     assert "Session storage, token lifetime and rotation." in hover
 
 
-# Depends on the server honouring the client's hover `contentFormat` (ALE asks for plaintext),
-# built in another branch: drop this marker once that change is merged.
-@pytest.mark.xfail(strict=True, reason="the server still sends Markdown to ALE")
+# ALE asks for plain text (`contentFormat: ["plaintext"]`), and the server honours it.
 def test_hover_is_plain_text_as_ale_asked(run: VimRun) -> None:
     hover = "\n".join(run["hover"])
     assert "**" not in hover and "`" not in hover, hover

@@ -65,13 +65,14 @@ def test_the_ev701_refusal_reaches_the_user(stale: VimRun) -> None:
 
 
 def test_the_overwrite_code_action_asks_in_vim_and_cancel_keeps_the_disk(stale: VimRun) -> None:
-    """ALE never answers window/showMessageRequest: the plugin asks before the overwrite."""
+    """ALE never answers window/showMessageRequest: the server offers the overwrite as its own
+    confirmation, and the plugin asks once more before it."""
     actions = selects(stale, "Code actions:")[-1]
-    assert actions["chosen"] == "Overwrite the disk version with this buffer (asks to confirm)"
+    assert actions["chosen"] == "Overwrite the disk version with this buffer"
     assert {
         "Reload the disk version (discard buffer changes)",
-        "Open the disk version beside the buffer",
-        "Overwrite the disk version with this buffer (asks to confirm)",
+        "Copy the disk version to a file (its path is shown)",
+        "Overwrite the disk version with this buffer",
     } <= set(actions["items"])
     [asked] = [s for s in stale["selects"] if s["items"] == ["Overwrite", "Cancel"]]
     assert asked["chosen"] == "Cancel"

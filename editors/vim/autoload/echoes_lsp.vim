@@ -450,9 +450,9 @@ endfunction
 " Code actions -----------------------------------------------------------------------------------
 
 " `:EchoesCodeAction`: the server's code actions at the cursor, chosen from a list. Saving
-" actions run `:EchoesSave` (so the buffer is reloaded), "Open the disk version" opens a diff,
-" and the overwrite asks here: ALE answers neither window/showDocument nor
-" window/showMessageRequest. Everything else is applied by ALE.
+" actions run `:EchoesSave` (so the buffer is reloaded), the disk version (offered to ALE as a
+" copy whose path is shown) opens in a diff, and the overwrite asks here: ALE answers neither
+" window/showDocument nor window/showMessageRequest. Everything else is applied by ALE.
 function! echoes_lsp#code_action() abort
     call ale#codefix#Execute(0, function('s:on_code_actions'))
 endfunction
@@ -485,8 +485,10 @@ function! s:apply_action(data, action) abort
     call ale#codefix#ApplyLSPCodeAction(a:data, a:action)
 endfunction
 
+" An overwrite chosen from the list is asked about once more here: the server takes the choice
+" itself as the confirmation (ALE cannot be asked), and one keypress should not replace a page.
 function! s:save_action(buffer, confirm) abort
-    if a:confirm is# 'ask'
+    if a:confirm is# 'ask' || a:confirm is v:true
         let l:name = fnamemodify(bufname(a:buffer), ':t')
         let l:prompt = printf('%s changed on disk. Overwrite the disk version with your buffer?', l:name)
 
