@@ -220,3 +220,17 @@ class Ranges:
 
     def open_in(self, vault: Vault) -> List[str]:
         return [path for path in self._opened if vault.rel(path) is not None]
+
+
+async def load_analysed(ls: EchoesServer, uri: str) -> Optional[VaultDocument]:
+    """`load_document`, after waiting for the analysis of a large open document: its structure
+    is then the model's, never a scan of the whole text on the event loop. None when the
+    document is not in a vault, or when it keeps changing under the analysis."""
+    located = locate(ls, uri)
+    if located is None:
+        return None
+    folder, path = located
+    if ls.large_documents.is_large(uri):
+        if not await ls.large_documents.settled(folder, uri, path):
+            return None
+    return load_document(ls, uri)
