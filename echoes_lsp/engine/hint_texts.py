@@ -9,7 +9,7 @@ runtime's `mask_secrets` before it is cut, so no cut can leave part of a secret 
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..runtime import echoes_vault as rules
 from .findings import replacement
@@ -90,9 +90,17 @@ class HintMaker:
         self._lines_of = lines_of
         self._read: Dict[str, Optional[Sequence[str]]] = {}
         self._labels: Dict[str, str] = {}
+        self._pages: Dict[Tuple[bool, str], Optional[Entry]] = {}
+        self._texts: Dict[Tuple[str, str], Optional[str]] = {}
 
     def page(self, link: Link) -> Optional[Entry]:
-        """The page a link names (`[[#^id]]`: this page)."""
+        """The page a link names (`[[#^id]]`: this page), remembered per link target."""
+        key = (link.embed, link.target)
+        if key not in self._pages:
+            self._pages[key] = self._page(link)
+        return self._pages[key]
+
+    def _page(self, link: Link) -> Optional[Entry]:
         if link.is_asset:
             return None
         if not link.page_stem:
@@ -136,7 +144,10 @@ class HintMaker:
             if deprecated and page.deprecated and page is not self.source:
                 found.append(Hint(link.line, link.end, self.deprecated_label(page)))
             if block_text and link.block is not None:
-                text = self.block_text(link, page)
+                key = (page.path, link.block)
+                if key not in self._texts:
+                    self._texts[key] = self.block_text(link, page)
+                text = self._texts[key]
                 if text is not None:
                     found.append(Hint(link.line, link.end, text))
         return found

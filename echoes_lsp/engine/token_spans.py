@@ -52,9 +52,19 @@ class Resolver:
         self.source = source
         self.own = own
         self._known: Dict[Tuple[bool, str], LinkState] = {}
+        self._marks: Dict[Tuple[bool, str, Optional[str], Optional[str]], Tuple[int, int]] = {}
+
+    def marks(self, link: Link) -> Tuple[int, int]:
+        """The modifiers of a link's target and of its anchor, remembered per link text."""
+        key = (link.embed, link.target, link.heading, link.block)
+        found = self._marks.get(key)
+        if found is None:
+            state = self.state(link)
+            found = self._marks[key] = (state.modifiers, anchor_modifiers(link, state.anchors))
+        return found
 
     def state(self, link: Link) -> LinkState:
-        key = (link.is_asset, link.target)
+        key = (link.embed, link.target)  # the two decide `is_asset`
         found = self._known.get(key)
         if found is None:
             found = self._known[key] = self._resolve(link)
@@ -86,18 +96,20 @@ def anchor_modifiers(link: Link, anchors: Optional[Structure]) -> int:
     return 0
 
 
-def link_spans(link: Link, state: LinkState) -> List[Span]:
-    """The spans of one link, in column order; empty parts (`[[#h]]` has no target) are left out."""
+def link_spans(link: Link, marks: Tuple[int, int]) -> List[Span]:
+    """The spans of one link, in column order, given the modifiers of its target and anchor
+    (`Resolver.marks`); empty parts (`[[#h]]` has no target) are left out."""
     line = link.line
-    kind = EMBED if link.embed else TARGET
-    spans = [Span(line, link.target_start, link.target_end, kind, state.modifiers)]
-    if link.heading is not None or link.block is not None:
+    spans = []
+    if link.target_end > link.target_start:
+        kind = EMBED if link.embed else TARGET
+        spans.append(Span(line, link.target_start, link.target_end, kind, marks[0]))
+    if link.anchor_end > link.anchor_start:  # a `#heading` or `#^block` that names something
         part = HEADING if link.block is None else BLOCK
-        found = anchor_modifiers(link, state.anchors)
-        spans.append(Span(line, link.anchor_start, link.anchor_end, part, found))
-    if link.alias is not None:
+        spans.append(Span(line, link.anchor_start, link.anchor_end, part, marks[1]))
+    if link.alias:
         spans.append(Span(line, link.anchor_end + 1, link.end - 2, ALIAS, 0))
-    return [span for span in spans if span.end > span.start]
+    return spans
 
 
 def key_spans(lines: Sequence[str], first: int = 0, last: Optional[int] = None) -> List[Span]:
@@ -141,7 +153,7 @@ def span_steps(
     spans: List[Span] = []
     for begin in range(0, len(links), step):
         for link in links[begin : begin + step]:
-            spans.extend(link_spans(link, resolver.state(link)))
+            spans.extend(link_spans(link, resolver.marks(link)))
             if limit is not None and len(spans) >= limit:
                 return spans[:limit], True
         yield
@@ -152,5 +164,5 @@ def all_spans(resolver: Resolver, links: Iterable[Link]) -> List[Span]:
     """Every span of `links`, at once."""
     spans: List[Span] = []
     for link in links:
-        spans.extend(link_spans(link, resolver.state(link)))
+        spans.extend(link_spans(link, resolver.marks(link)))
     return spans

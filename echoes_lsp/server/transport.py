@@ -246,10 +246,20 @@ def strict_position(value: Any, _cls: Any) -> types.Position:
     return types.Position(line=numbers[0], character=numbers[1])
 
 
+def tokens_as_json(tokens: types.SemanticTokens) -> Dict[str, Any]:
+    """Semantic tokens as JSON, their integers passed as they are: the generic path converts
+    each of a page's tens of thousands of integers one by one."""
+    found: Dict[str, Any] = {"data": tokens.data}
+    if tokens.result_id is not None:
+        found["resultId"] = tokens.result_id
+    return found
+
+
 def strict_converter(factory: Callable[[], cattrs.Converter]) -> Callable[[], cattrs.Converter]:
     def make() -> cattrs.Converter:
         converter = factory()
         converter.register_structure_hook(types.Position, strict_position)
+        converter.register_unstructure_hook(types.SemanticTokens, tokens_as_json)
         return converter
 
     return make

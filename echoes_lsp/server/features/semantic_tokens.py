@@ -40,10 +40,16 @@ def encode(spans: Sequence[Span], lines: Sequence[str], columns: Columns) -> Lis
     units; a span that is empty in them is left out."""
     data: List[int] = []
     previous_line = previous_start = 0
+    current, text, same = -1, "", True
     for span in spans:
-        text = lines[span.line] if span.line < len(lines) else ""
-        start = columns.to_client(text, span.start)
-        length = columns.to_client(text, span.end) - start
+        if span.line != current:  # each line is looked at once, however many tokens it holds
+            current = span.line
+            text = lines[current] if current < len(lines) else ""
+            same = columns.same_as_code_points(text)
+        start, end = span.start, span.end
+        if not same:
+            start, end = columns.to_client(text, start), columns.to_client(text, end)
+        length = end - start
         if length <= 0:
             continue
         delta_start = start - previous_start if span.line == previous_line else start
