@@ -935,6 +935,7 @@ function scenarios.views()
   report.missing_groups = token_groups(bufnr, missing)
   report.block_groups = token_groups(bufnr, block)
   report.key_groups = token_groups(bufnr, { line = 1, character = 1 })
+  report.unresolved_link = vim.api.nvim_get_hl(0, { name = '@lsp.mod.unresolved' }).link or vim.NIL
 
   step('inlay hints arrive')
   vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })

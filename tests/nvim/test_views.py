@@ -26,6 +26,8 @@ def test_semantic_tokens_colour_link_parts(run: NvimRun) -> None:
     assert "@lsp.mod.unresolved.markdown" in run["missing_groups"]
     assert "@lsp.type.enumMember.markdown" in run["block_groups"]
     assert "@lsp.type.property.markdown" in run["key_groups"]
+    # the plugin gives the modifier no colour scheme knows a default look
+    assert run["unresolved_link"] == "DiagnosticUnderlineWarn"
 
 
 def test_an_inlay_hint_shows_the_block_text(run: NvimRun) -> None:

@@ -49,3 +49,16 @@ def test_the_hover_format_is_the_first_the_client_prefers() -> None:
     assert preferred_markup(None) == markdown
     assert preferred_markup([plain, markdown]) == plain
     assert preferred_markup([markdown, plain]) == markdown
+
+
+def test_refreshes_of_hints_and_tokens_are_read_from_their_capabilities() -> None:
+    assert not ClientSupport.of(params(types.ClientCapabilities())).inlay_hint_refresh
+    assert not ClientSupport.of(params(types.ClientCapabilities())).semantic_tokens_refresh
+    caps = types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(
+            inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True),
+            semantic_tokens=types.SemanticTokensWorkspaceClientCapabilities(refresh_support=False),
+        )
+    )
+    support = ClientSupport.of(params(caps))
+    assert support.inlay_hint_refresh and not support.semantic_tokens_refresh
