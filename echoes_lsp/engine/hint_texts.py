@@ -138,6 +138,8 @@ class HintMaker:
         """The hints after `links`: a deprecated target's first, then a block's text."""
         found: List[Hint] = []
         for link in links:
+            if link.block is None and not deprecated:
+                continue  # nothing to show after it: no page to look up
             page = self.page(link)
             if page is None:
                 continue

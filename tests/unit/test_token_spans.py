@@ -202,3 +202,17 @@ def test_hints_after_block_links_and_deprecated_links(vault: Vault) -> None:
     assert maker.hints(entry.structure.links, False, True)[0].label == "deprecated → target"
     assert maker.hints(entry.structure.links, True, False)[0].label == "First line of it"
     assert maker.hints(entry.structure.links, False, False) == []
+
+
+def test_a_long_text_is_split_once_per_version() -> None:
+    """Every range request on a page of 200,000 lines would split it again (30 ms)."""
+    from echoes_lsp.server.features.document_context import SPLIT_ONCE, split_lines
+
+    text = "x\n" * SPLIT_ONCE
+    first = split_lines("/v/page.md", text)
+    assert split_lines("/v/page.md", text) is first
+    edited = text + "y"
+    assert split_lines("/v/page.md", edited) == edited.split("\n")
+    assert split_lines("/v/page.md", edited) is not first
+    short = "a\nb"
+    assert split_lines("/v/short.md", short) == ["a", "b"]

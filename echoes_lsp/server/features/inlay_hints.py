@@ -46,9 +46,12 @@ async def inlay_hints(
         document.vault, document.entry, document.structure, document.lines, LinesOf(ls)
     )
     found = maker.hints(links, settings.hint_block_text, settings.hint_deprecated)
+    lines, columns = document.lines, ls.columns
     return [
         types.InlayHint(
-            position=document.range(hint.line, hint.column, hint.line, hint.column).start,
+            position=types.Position(
+                line=hint.line, character=columns.to_client(lines[hint.line], hint.column)
+            ),
             label=hint.label,
             padding_left=True,
         )
