@@ -42,11 +42,14 @@ def bench_pages(workspace: Path) -> None:
     )
 
 
-def long_page(lines: int, pages: int) -> str:
-    """A page of `lines` body lines, five kinds of line in turn."""
+def long_page(lines: int, pages: int, sparse: bool = False) -> str:
+    """A page of `lines` body lines, five kinds of line in turn (one link per line on average);
+    `sparse`: prose with a link on one line in five, as most pages have."""
     body = []
     for n in range(lines):
         kind = n % 5
+        if sparse and kind in (1, 2) and n % 25 not in (1, 2):
+            kind = 3
         if kind == 0:
             stem = vaultgen.page_stem(n % pages)
             body.append(f"Ligne {n} é: see [[{stem}]] and [[{stem}#Overview|the overview]].")
@@ -93,15 +96,19 @@ def open_page(client: Any, path: Path, text: str) -> str:
     return uri
 
 
-async def measure_long(client: Any, workspace: Path, pages: int, repeat: int) -> Dict[str, Any]:
-    text = long_page(5000, pages)
-    uri = open_page(client, workspace / "EchoesVault" / "pages" / "bench-long.md", text)
+async def measure_long(
+    client: Any, workspace: Path, pages: int, repeat: int, sparse: bool = False
+) -> Dict[str, Any]:
+    text = long_page(5000, pages, sparse)
+    name = "bench-sparse.md" if sparse else "bench-long.md"
+    uri = open_page(client, workspace / "EchoesVault" / "pages" / name, text)
+    await asyncio.sleep(1)  # past the debounce: the model holds the page, as it does while typing
     results: Dict[str, Any] = {}
     whole = {"textDocument": {"uri": uri}}
     samples = results.setdefault("5,000 lines: semanticTokens/full", [])
     for _ in range(repeat):
         found = await timed(samples, client, "textDocument/semanticTokens/full", whole)
-    results["tokens in the full answer"] = len(found["data"]) // 5
+    results["5,000 lines: tokens in the full answer"] = len(found["data"]) // 5
     starts = [(n * 997) % 4900 for n in range(repeat)]
     samples = results.setdefault("5,000 lines: semanticTokens/range (60 lines)", [])
     for first in starts:
@@ -123,7 +130,7 @@ async def measure_long(client: Any, workspace: Path, pages: int, repeat: int) ->
                 },
             },
         )
-    results["hints on the whole page"] = len(found)
+    results["5,000 lines: hints on the whole page"] = len(found)
     return results
 
 
@@ -158,6 +165,10 @@ async def measure(workspace: Path, pages: int, repeat: int, huge: bool) -> Dict[
     await client.start(workspace)
     await asyncio.wait_for(client.ready.wait(), 600)
     results = await measure_long(client, workspace, pages, repeat)
+    sparse = await measure_long(client, workspace, pages, repeat, sparse=True)
+    results.update(
+        {name.replace("5,000 lines", "5,000 lines, sparse"): v for name, v in sparse.items()}
+    )
     if huge:
         results.update(await measure_huge(client, workspace, repeat))
     await client.stop()
