@@ -112,3 +112,24 @@ async def test_a_changed_target_asks_for_a_refresh(session: Session) -> None:
         await asyncio.sleep(0.05)
     assert types.WORKSPACE_SEMANTIC_TOKENS_REFRESH in refreshes
     assert "Tokens last 5 minutes." in [str(h.label) for h in await hints(session, uri)]
+
+
+async def test_turning_a_hint_off_asks_for_a_refresh(
+    bare_client: LanguageClient, workspace: Path
+) -> None:
+    bare_client.set_configuration({"inlayHints": {"deprecated": True}}, section="echoes")
+    session = await start_session(bare_client, workspace, "neovim")
+    uri = session.open(session.page("auth.md"))
+    assert "deprecated → auth" in [str(h.label) for h in await hints(session, uri)]
+    await session.diagnostics(uri)
+    await asyncio.sleep(1.0)  # past the refresh that follows the opening (one per burst)
+    bare_client.refreshes.clear()  # type: ignore[attr-defined]
+    bare_client.set_configuration({"inlayHints": {"deprecated": False}}, section="echoes")
+    bare_client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=None)
+    )
+    deadline = asyncio.get_event_loop().time() + WAIT
+    while types.WORKSPACE_INLAY_HINT_REFRESH not in bare_client.refreshes:  # type: ignore[attr-defined]
+        assert asyncio.get_event_loop().time() < deadline, "no inlay hint refresh"
+        await asyncio.sleep(0.05)
+    assert [str(h.label) for h in await hints(session, uri)] == ["Access tokens live 15 minutes."]
