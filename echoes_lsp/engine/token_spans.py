@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..runtime import echoes_vault as rules
-from .fuzzy import SLICE, Steps
+from .fuzzy import Steps
 from .markdown import Link, Structure, heading_key
 from .vault import PAGE, Entry, Vault
 
@@ -23,6 +23,9 @@ TOKEN_MODIFIERS = ("deprecated", "unresolved", "unknown")
 DEPRECATED, UNRESOLVED, UNKNOWN = (1 << index for index in range(len(TOKEN_MODIFIERS)))
 # A full request on a huge page stops after this many spans (a range request is never cut).
 FULL_LIMIT = 50_000
+# A full request gives way to other requests after this many links: about 10 ms of work on a
+# quiet machine, so a page of a few thousand links is answered in one piece.
+LINK_SLICE = 5_000
 
 
 class Span(NamedTuple):
@@ -147,7 +150,7 @@ def links_between(links: Sequence[Link], first: int, last: int) -> Sequence[Link
 
 
 def span_steps(
-    resolver: Resolver, links: Sequence[Link], limit: Optional[int] = None, step: int = SLICE
+    resolver: Resolver, links: Sequence[Link], limit: Optional[int] = None, step: int = LINK_SLICE
 ) -> Steps[Tuple[List[Span], bool]]:
     """The spans of `links`, yielding after every `step` links; then whether `limit` cut them."""
     spans: List[Span] = []

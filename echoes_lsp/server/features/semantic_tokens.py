@@ -2,7 +2,7 @@
 keys, from `engine/token_spans.py`, encoded as the protocol's relative integers in the client's
 position units.
 
-A full request runs in slices of 2,000 links between which other requests are answered, and
+A full request runs in slices of 5,000 links between which other requests are answered, and
 stops after `FULL_LIMIT` tokens; a range request reads only the links of its lines (two binary
 searches), so its work is bounded by the range, however large the page.
 """
