@@ -13,6 +13,24 @@ from .nav_helpers import doc, request
 Ask = Callable[[Session, str, types.Position], Awaitable[Any]]
 
 
+def tokens(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
+    return s.client.text_document_semantic_tokens_full_async(
+        types.SemanticTokensParams(text_document=doc(uri))
+    )
+
+
+def token_range(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
+    return s.client.text_document_semantic_tokens_range_async(
+        types.SemanticTokensRangeParams(text_document=doc(uri), range=types.Range(start=at, end=at))
+    )
+
+
+def hints(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
+    return s.client.text_document_inlay_hint_async(
+        types.InlayHintParams(text_document=doc(uri), range=types.Range(start=at, end=at))
+    )
+
+
 def requests() -> List[Any]:
     def completion(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
         return s.client.text_document_completion_async(
@@ -50,23 +68,6 @@ def requests() -> List[Any]:
 
     def lenses(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
         return s.client.text_document_code_lens_async(types.CodeLensParams(text_document=doc(uri)))
-
-    def tokens(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
-        return s.client.text_document_semantic_tokens_full_async(
-            types.SemanticTokensParams(text_document=doc(uri))
-        )
-
-    def token_range(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
-        return s.client.text_document_semantic_tokens_range_async(
-            types.SemanticTokensRangeParams(
-                text_document=doc(uri), range=types.Range(start=at, end=at)
-            )
-        )
-
-    def hints(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
-        return s.client.text_document_inlay_hint_async(
-            types.InlayHintParams(text_document=doc(uri), range=types.Range(start=at, end=at))
-        )
 
     return [
         pytest.param(completion, id="completion"),
