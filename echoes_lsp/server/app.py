@@ -23,10 +23,12 @@ from .features import (
     diagnostics,
     document_sync,
     file_events,
+    inlay_hints,
     lifecycle,
     links,
     references,
     rename,
+    semantic_tokens,
     symbols,
 )
 from .guard import guarded
@@ -50,6 +52,8 @@ FEATURE_MODULES = (
     symbols,
     rename,
     actions,
+    semantic_tokens,
+    inlay_hints,
 )
 COMMAND_MODULES = (commands, references)
 

@@ -28,6 +28,8 @@ class Settings:
     poll_interval: float = 2.0
     max_per_document: int = DEFAULT_LIMIT
     hydrate_on_save: bool = True
+    hint_block_text: bool = True
+    hint_deprecated: bool = True
     errors: Tuple[str, ...] = field(default=(), compare=False)
 
     def policy(self) -> Policy:
@@ -169,6 +171,8 @@ OPTIONS: Tuple[Option, ...] = (
         maximum=1_000_000,
     ),
     Option("index.hydrateOnSave", "hydrate_on_save", "boolean", True, "true or false"),
+    Option("inlayHints.blockText", "hint_block_text", "boolean", True, "true or false"),
+    Option("inlayHints.deprecated", "hint_deprecated", "boolean", True, "true or false"),
 )
 
 

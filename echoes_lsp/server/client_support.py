@@ -55,9 +55,11 @@ class ClientSupport:
         "document_changes",
         "documentation_format",
         "hover_format",
+        "inlay_hint_refresh",
         "message_requests",
         "name",
         "rename_files",
+        "semantic_tokens_refresh",
         "show_document",
         "watcher_sees_renames",
     )
@@ -80,6 +82,10 @@ class ClientSupport:
         # The client runs a completion item's `command` after inserting it.
         self.completion_commands = False
         self.watcher_sees_renames = True
+        # workspace/inlayHint/refresh and workspace/semanticTokens/refresh: the client asks
+        # again for the hints and tokens of the documents it shows.
+        self.inlay_hint_refresh = False
+        self.semantic_tokens_refresh = False
 
     @classmethod
     def of(cls, params: Optional[types.InitializeParams]) -> ClientSupport:
@@ -108,4 +114,8 @@ class ClientSupport:
         support.documentation_format = preferred_markup(listed) if listed else support.hover_format
         support.completion_commands = support.name not in NO_COMPLETION_COMMANDS
         support.watcher_sees_renames = support.name not in WATCHER_MISSES_RENAMES
+        support.inlay_hint_refresh = bool(declared(caps, "workspace.inlay_hint.refresh_support"))
+        support.semantic_tokens_refresh = bool(
+            declared(caps, "workspace.semantic_tokens.refresh_support")
+        )
         return support

@@ -85,6 +85,19 @@ class LargeDocuments:
             return
         self._jobs[uri] = self._scheduler.spawn(self._job(folder, uri, path))
 
+    async def settled(self, folder: Folder, uri: str, path: str) -> bool:
+        """Wait until the model holds the text of a large open document, analysing it now if no
+        job is on its way; False when it still differs (edited again meanwhile, or closed)."""
+        text = self._host.document_text(uri)
+        if text is None or folder.vault.overlays.get(path) == text:
+            return text is not None
+        self.refresh(folder, uri, path)
+        job = self._jobs.get(uri)
+        if job is not None:
+            await asyncio.shield(job)
+        text = self._host.document_text(uri)
+        return text is not None and folder.vault.overlays.get(path) == text
+
     async def _job(self, folder: Folder, uri: str, path: str) -> None:
         try:
             while True:

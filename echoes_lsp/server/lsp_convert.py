@@ -111,7 +111,13 @@ class Columns:
             return len(text)
         if self.encoding == "utf-8":
             return len(text.encode("utf-8"))
-        return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+        return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+    def same_as_code_points(self, line_text: str) -> bool:
+        """Whether every column of this line is the same in client units and code points."""
+        if self.encoding == "utf-32" or line_text.isascii():
+            return True
+        return self.encoding == "utf-16" and self.units(line_text) == len(line_text)
 
     def to_client(self, line_text: str, column: int) -> int:
         column = max(0, min(column, len(line_text)))

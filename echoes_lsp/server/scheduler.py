@@ -26,6 +26,7 @@ class Scheduler:
         self._debounced: Dict[str, asyncio.TimerHandle] = {}
         self._status: Optional[asyncio.TimerHandle] = None
         self._lens_refresh: Optional[asyncio.TimerHandle] = None
+        self._views_refresh: Optional[asyncio.TimerHandle] = None
         self._poller: Optional[asyncio.Task[Any]] = None
         self._background: Set[asyncio.Task[Any]] = set()
 
@@ -104,5 +105,20 @@ class Scheduler:
 
         try:
             self._lens_refresh = asyncio.get_event_loop().call_later(LENS_REFRESH_DELAY, fire)
+        except RuntimeError:  # no event loop (a change made while shutting down)
+            pass
+
+    def views_refresh_soon(self, refresh: Callable[[], None]) -> None:
+        """One inlay-hint and semantic-token refresh per burst of changes, `LENS_REFRESH_DELAY`
+        after its first."""
+        if self._views_refresh is not None:
+            return
+
+        def fire() -> None:
+            self._views_refresh = None
+            refresh()
+
+        try:
+            self._views_refresh = asyncio.get_event_loop().call_later(LENS_REFRESH_DELAY, fire)
         except RuntimeError:  # no event loop (a change made while shutting down)
             pass

@@ -253,11 +253,22 @@ def lenient_show_document(obj: Any, _type: Any) -> types.ShowDocumentResult:
     return types.ShowDocumentResult(success=success is True)
 
 
+def tokens_as_json(tokens: types.SemanticTokens) -> Dict[str, Any]:
+    """Semantic tokens as JSON, their integers passed as they are: the generic path converts
+    each of a page's tens of thousands of integers one by one."""
+    found: Dict[str, Any] = {"data": tokens.data}
+    if tokens.result_id is not None:
+        found["resultId"] = tokens.result_id
+    return found
+
+
 def strict_converter(factory: Callable[[], cattrs.Converter]) -> Callable[[], cattrs.Converter]:
     def make() -> cattrs.Converter:
         converter = factory()
         converter.register_structure_hook(types.Position, strict_position)
         converter.register_structure_hook(types.ShowDocumentResult, lenient_show_document)
+
+        converter.register_unstructure_hook(types.SemanticTokens, tokens_as_json)
         return converter
 
     return make

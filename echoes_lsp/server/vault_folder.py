@@ -20,6 +20,8 @@ class Folder:
     loaded: asyncio.Event = field(default_factory=asyncio.Event)
     # Whether code-lens refreshes already follow this vault's link graph.
     _lenses_followed: bool = field(default=False, init=False, repr=False)
+    # Whether inlay hints and semantic tokens are already refreshed after this vault changes.
+    _views_followed: bool = field(default=False, init=False, repr=False)
 
     @property
     def writable(self) -> bool:
@@ -31,6 +33,15 @@ class Folder:
         if self._lenses_followed:
             return False
         self._lenses_followed = True
+        self.vault.listeners.append(listener)
+        return True
+
+    def follow_views(self, listener: Callable[[Optional[str]], None]) -> bool:
+        """Have `listener` hear every change of this vault's files, once: False when inlay-hint
+        and semantic-token refreshes already follow this vault."""
+        if self._views_followed:
+            return False
+        self._views_followed = True
         self.vault.listeners.append(listener)
         return True
 

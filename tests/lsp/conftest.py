@@ -59,6 +59,9 @@ def capabilities(name: str) -> types.ClientCapabilities:
         dynamic_registration=True, related_document_support=False
     )
     caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    # VS Code 1.65+ shows inlay hints and honours workspace/inlayHint/refresh.
+    caps.text_document.inlay_hint = types.InlayHintClientCapabilities(dynamic_registration=True)
+    caps.workspace.inlay_hint = types.InlayHintWorkspaceClientCapabilities(refresh_support=True)
     return caps
 
 
@@ -283,6 +286,7 @@ def make_client() -> LanguageClient:
     client.statuses = []  # type: ignore[attr-defined]
     client.message_answer = None  # type: ignore[attr-defined]
     client.message_requests = []  # type: ignore[attr-defined]
+    client.refreshes = []  # type: ignore[attr-defined]
 
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register_capability(params: types.RegistrationParams) -> None:
@@ -301,6 +305,14 @@ def make_client() -> LanguageClient:
             await asyncio.Event().wait()  # as ALE: the question is never answered
         answer = client.message_answer  # type: ignore[attr-defined]
         return types.MessageActionItem(title=answer) if answer else None
+
+    @client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+    def inlay_hint_refresh(params: Any) -> None:
+        client.refreshes.append(types.WORKSPACE_INLAY_HINT_REFRESH)  # type: ignore[attr-defined]
+
+    @client.feature(types.WORKSPACE_SEMANTIC_TOKENS_REFRESH)
+    def semantic_tokens_refresh(params: Any) -> None:
+        client.refreshes.append(types.WORKSPACE_SEMANTIC_TOKENS_REFRESH)  # type: ignore[attr-defined]
 
     return client
 
@@ -437,6 +449,7 @@ def forget_records(client: LanguageClient) -> None:
     client.messages.clear()
     client.statuses.clear()  # type: ignore[attr-defined]
     client.message_requests.clear()  # type: ignore[attr-defined]
+    client.refreshes.clear()  # type: ignore[attr-defined]
     client.message_answer = None  # type: ignore[attr-defined]
 
 

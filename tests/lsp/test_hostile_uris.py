@@ -92,6 +92,15 @@ async def every_request(session: Session, document: str) -> List[Any]:
             types.DocumentLinkParams(text_document=identifier)
         ),
         client.text_document_code_lens_async(types.CodeLensParams(text_document=identifier)),
+        client.text_document_semantic_tokens_full_async(
+            types.SemanticTokensParams(text_document=identifier)
+        ),
+        client.text_document_semantic_tokens_range_async(
+            types.SemanticTokensRangeParams(text_document=identifier, range=span)
+        ),
+        client.text_document_inlay_hint_async(
+            types.InlayHintParams(text_document=identifier, range=span)
+        ),
         client.text_document_code_action_async(
             types.CodeActionParams(
                 text_document=identifier,

@@ -13,6 +13,24 @@ from .nav_helpers import doc, request
 Ask = Callable[[Session, str, types.Position], Awaitable[Any]]
 
 
+def tokens(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
+    return s.client.text_document_semantic_tokens_full_async(
+        types.SemanticTokensParams(text_document=doc(uri))
+    )
+
+
+def token_range(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
+    return s.client.text_document_semantic_tokens_range_async(
+        types.SemanticTokensRangeParams(text_document=doc(uri), range=types.Range(start=at, end=at))
+    )
+
+
+def hints(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
+    return s.client.text_document_inlay_hint_async(
+        types.InlayHintParams(text_document=doc(uri), range=types.Range(start=at, end=at))
+    )
+
+
 def requests() -> List[Any]:
     def completion(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
         return s.client.text_document_completion_async(
@@ -59,13 +77,16 @@ def requests() -> List[Any]:
         pytest.param(links, id="documentLink"),
         pytest.param(symbols, id="documentSymbol"),
         pytest.param(lenses, id="codeLens"),
+        pytest.param(tokens, id="semanticTokens/full"),
+        pytest.param(token_range, id="semanticTokens/range"),
+        pytest.param(hints, id="inlayHint"),
     ]
 
 
 def empty(result: Any) -> bool:
     if result is None:
         return True
-    items = getattr(result, "items", result)
+    items = getattr(result, "items", getattr(result, "data", result))
     return isinstance(items, (list, tuple)) and not items
 
 

@@ -903,6 +903,63 @@ function scenarios.completion_no_insert()
   report.completeopt = vim.bo[bufnr].completeopt
 end
 
+--- The semantic-token highlight groups at a position (vim.inspect_pos).
+local function token_groups(bufnr, pos)
+  local groups = {}
+  local found = vim.inspect_pos(bufnr, pos.line, pos.character, { semantic_tokens = true })
+  for _, token in ipairs(found.semantic_tokens or {}) do
+    table.insert(groups, token.opts.hl_group)
+  end
+  table.sort(groups)
+  return groups
+end
+
+--- Semantic tokens and inlay hints, as Neovim 0.11 asks for and shows them.
+function scenarios.views()
+  step('open auth-architecture.md and add links')
+  local bufnr, client = open_page('auth-architecture.md')
+  report.capabilities = {
+    semantic_tokens = client.server_capabilities.semanticTokensProvider ~= nil,
+    inlay_hint = client.server_capabilities.inlayHintProvider ~= nil,
+  }
+  vim.api.nvim_buf_set_lines(bufnr, -1, -1, false, { 'Rotation: [[session-tokens#^rotation]] and [[nowhere]].' })
+
+  step('semantic tokens arrive')
+  local target = position_of(bufnr, '[[session-tokens]]', 3)
+  local missing = position_of(bufnr, '[[nowhere]]', 3)
+  local block = position_of(bufnr, '#^rotation', 2)
+  wait_for('semantic tokens on [[nowhere]]', function()
+    return #token_groups(bufnr, missing) > 0 and #token_groups(bufnr, block) > 0
+  end)
+  report.target_groups = token_groups(bufnr, target)
+  report.missing_groups = token_groups(bufnr, missing)
+  report.block_groups = token_groups(bufnr, block)
+  report.key_groups = token_groups(bufnr, { line = 1, character = 1 })
+  report.unresolved_link = vim.api.nvim_get_hl(0, { name = '@lsp.mod.unresolved' }).link or vim.NIL
+
+  step('inlay hints arrive')
+  vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+  local hints = wait_for('an inlay hint', function()
+    local found = vim.lsp.inlay_hint.get({ bufnr = bufnr })
+    return #found > 0 and found or nil
+  end)
+  report.hints = {}
+  for _, item in ipairs(hints) do
+    local label = item.inlay_hint.label
+    if type(label) == 'table' then
+      local parts = {}
+      for _, part in ipairs(label) do
+        table.insert(parts, part.value)
+      end
+      label = table.concat(parts)
+    end
+    table.insert(report.hints, { line = item.inlay_hint.position.line, character = item.inlay_hint.position.character, label = label })
+  end
+  report.hint_enabled = vim.lsp.inlay_hint.is_enabled({ bufnr = bufnr })
+  report.line_text = vim.api.nvim_buf_get_lines(bufnr, -2, -1, false)[1]
+  report.line_count = vim.api.nvim_buf_line_count(bufnr)
+end
+
 -- Run ----------------------------------------------------------------------------------------------
 
 local scenario = scenarios[scenario_name]

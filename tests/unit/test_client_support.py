@@ -106,3 +106,16 @@ def test_a_null_answer_to_show_document_reads_as_not_shown() -> None:
         message = {"jsonrpc": "2.0", "id": 1, "result": answer}
         read = converter.structure(message, types.ShowDocumentResponse)
         assert read.result.success is shown
+
+
+def test_refreshes_of_hints_and_tokens_are_read_from_their_capabilities() -> None:
+    assert not ClientSupport.of(params(types.ClientCapabilities())).inlay_hint_refresh
+    assert not ClientSupport.of(params(types.ClientCapabilities())).semantic_tokens_refresh
+    caps = types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(
+            inlay_hint=types.InlayHintWorkspaceClientCapabilities(refresh_support=True),
+            semantic_tokens=types.SemanticTokensWorkspaceClientCapabilities(refresh_support=False),
+        )
+    )
+    support = ClientSupport.of(params(caps))
+    assert support.inlay_hint_refresh and not support.semantic_tokens_refresh

@@ -49,6 +49,8 @@ def changed(option: Option) -> Dict[str, Any]:
         "poll_interval": 9.0,
         "max_per_document": 3,
         "hydrate_on_save": False,
+        "hint_block_text": False,
+        "hint_deprecated": False,
     }
     return {option.attr: others[option.attr]}
 

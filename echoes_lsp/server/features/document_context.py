@@ -21,6 +21,25 @@ from ..vault_folder import Folder
 
 # How long a request waits for the vault's background indexing before parsing the rest itself.
 INDEX_WAIT = 10.0
+# A text longer than this is split into lines once per version, not once per request: 30 ms for
+# a page of 200,000 lines, which every range request on it would pay.
+SPLIT_ONCE = 128 * 1024
+_SPLIT: Dict[str, Tuple[str, List[str]]] = {}
+
+
+def split_lines(path: str, text: str) -> List[str]:
+    """`text.split("\n")`, kept for the last few long texts (the same text object: an open
+    buffer's text is one object until it is edited). Callers only read the list."""
+    if len(text) <= SPLIT_ONCE:
+        return text.split("\n")
+    known = _SPLIT.get(path)
+    if known is not None and known[0] is text:
+        return known[1]
+    if len(_SPLIT) >= 4:
+        _SPLIT.clear()
+    lines = text.split("\n")
+    _SPLIT[path] = (text, lines)
+    return lines
 
 
 def locate(ls: EchoesServer, uri: str, create: bool = True) -> Optional[Tuple[Folder, str]]:
@@ -108,7 +127,9 @@ def load_document(ls: EchoesServer, uri: str) -> Optional[VaultDocument]:
             return None
     entry = folder.vault.entry(path)
     structure = structure_for(folder.vault, path, text) or Structure([], [], [])
-    return VaultDocument(uri, path, folder, text, text.split("\n"), entry, structure, ls.columns)
+    return VaultDocument(
+        uri, path, folder, text, split_lines(path, text), entry, structure, ls.columns
+    )
 
 
 def load_at(ls: EchoesServer, uri: str, position: types.Position) -> Optional[DocumentPosition]:
@@ -220,3 +241,17 @@ class Ranges:
 
     def open_in(self, vault: Vault) -> List[str]:
         return [path for path in self._opened if vault.rel(path) is not None]
+
+
+async def load_analysed(ls: EchoesServer, uri: str) -> Optional[VaultDocument]:
+    """`load_document`, after waiting for the analysis of a large open document: its structure
+    is then the model's, never a scan of the whole text on the event loop. None when the
+    document is not in a vault, or when it keeps changing under the analysis."""
+    located = locate(ls, uri)
+    if located is None:
+        return None
+    folder, path = located
+    if ls.large_documents.is_large(uri):
+        if not await ls.large_documents.settled(folder, uri, path):
+            return None
+    return load_document(ls, uri)

@@ -13,7 +13,7 @@ from lsprotocol import types
 from ...runtime import echoes_vault as rules
 from ..echoes_server import EchoesServer
 from ..lsp_convert import uri_to_path
-from . import Feature
+from . import Feature, view_refresh
 from .diagnostics import choose_pull_or_push
 from .file_events import VAULT_GLOB, poll_disk, polling_notice
 
@@ -86,11 +86,14 @@ def shutdown(ls: EchoesServer, params: Any) -> None:
 async def did_change_configuration(
     ls: EchoesServer, params: types.DidChangeConfigurationParams
 ) -> None:
+    hints = (ls.settings.hint_block_text, ls.settings.hint_deprecated)
     if ls.capability("workspace.configuration"):
         await pull_configuration(ls)
     elif params.settings is not None:
         ls.apply_settings(params.settings)
     ls.refresh_open()
+    if hints != (ls.settings.hint_block_text, ls.settings.hint_deprecated):
+        view_refresh.refresh(ls)  # the hints shown follow the settings at once
 
 
 def did_change_folders(ls: EchoesServer, params: types.DidChangeWorkspaceFoldersParams) -> None:

@@ -42,6 +42,10 @@ return {
       agent = 'echoes-lsp', -- agent name recorded by the runtime
       watch = { pollInterval = 2 }, -- seconds between disk checks (0 = off)
       index = { hydrateOnSave = true }, -- refresh index.md through the runtime after a save
+      inlayHints = {
+        blockText = true, -- after [[page#^block]], the first line of that block
+        deprecated = true, -- after a link to a deprecated page, `deprecated → replacement`
+      },
     },
   },
 

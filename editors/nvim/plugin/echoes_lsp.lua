@@ -9,6 +9,10 @@ if vim.fn.has('nvim-0.11') == 0 then
   return
 end
 
+-- Semantic-token modifiers no colour scheme knows: a link to nothing is underlined like a
+-- warning. `default`: a colour scheme or the user's own definition wins.
+vim.api.nvim_set_hl(0, '@lsp.mod.unresolved', { link = 'DiagnosticUnderlineWarn', default = true })
+
 local function echoes()
   return require('echoes_lsp')
 end

@@ -16,6 +16,7 @@ export interface ServerSettings {
   agent: string;
   watch: { pollInterval: number };
   index: { hydrateOnSave: boolean };
+  inlayHints: { blockText: boolean; deprecated: boolean };
 }
 
 export const DEFAULTS = {
@@ -26,6 +27,7 @@ export const DEFAULTS = {
   agent: 'echoes-lsp',
   pollInterval: 2,
   hydrateOnSave: true,
+  inlayHints: true,
 } as const;
 
 /** The section of VS Code's settings that holds every setting of the extension. */
@@ -74,6 +76,8 @@ export function toServerSettings(read: SettingReader): ServerSettings {
   const agent = read('agent');
   const secrets = read('secrets.enabled');
   const hydrateOnSave = read('index.hydrateOnSave');
+  const blockText = read('inlayHints.blockText');
+  const deprecated = read('inlayHints.deprecated');
   const runtime: ServerSettings['runtime'] = {
     python: typeof python === 'string' ? python.trim() : '',
     timeout: positiveNumber(read('runtime.timeout'), DEFAULTS.runtimeTimeout),
@@ -90,6 +94,10 @@ export function toServerSettings(read: SettingReader): ServerSettings {
     agent: typeof agent === 'string' && agent.trim().length > 0 ? agent.trim() : DEFAULTS.agent,
     watch: { pollInterval: nonNegativeNumber(read('watch.pollInterval'), DEFAULTS.pollInterval) },
     index: { hydrateOnSave: typeof hydrateOnSave === 'boolean' ? hydrateOnSave : DEFAULTS.hydrateOnSave },
+    inlayHints: {
+      blockText: typeof blockText === 'boolean' ? blockText : DEFAULTS.inlayHints,
+      deprecated: typeof deprecated === 'boolean' ? deprecated : DEFAULTS.inlayHints,
+    },
   };
 }
 

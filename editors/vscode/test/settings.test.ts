@@ -57,6 +57,7 @@ describe('toServerSettings', () => {
       agent: 'echoes-lsp',
       watch: { pollInterval: 2 },
       index: { hydrateOnSave: true },
+      inlayHints: { blockText: true, deprecated: true },
     });
   });
 
@@ -73,6 +74,8 @@ describe('toServerSettings', () => {
         agent: 'vscode',
         'watch.pollInterval': 0,
         'index.hydrateOnSave': false,
+        'inlayHints.blockText': false,
+        'inlayHints.deprecated': false,
         'server.path': '/ignored',
       }),
     );
@@ -84,6 +87,7 @@ describe('toServerSettings', () => {
       agent: 'vscode',
       watch: { pollInterval: 0 },
       index: { hydrateOnSave: false },
+      inlayHints: { blockText: false, deprecated: false },
     });
   });
 

@@ -1,0 +1,200 @@
+"""Semantic tokens and inlay hints of `echoes-lsp serve`, as an editor sees them.
+
+Times, from the request written to its JSON answer decoded (the client of `navigation_bench.py`):
+- on a 5,000-line page (links to existing, missing, deprecated pages, headings, blocks, aliases,
+  non-ASCII text) in a generated vault: `semanticTokens/full`, `semanticTokens/range` over a
+  screenful (60 lines) at spread positions, and `inlayHint` over the same screenfuls and over
+  the whole page;
+- on a page of 200,000 links (opt-in, `--huge`): a range, and the full answer (capped).
+Prints p50 and p95 in milliseconds. Not a test: it never fails on timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lsp_bench
+import navigation_bench
+import vaultgen
+
+HEAD = "---\ntype: note\nstack: []\nstatus: active\nsummary: {summary}\n---\n\n"
+SCREEN = 60
+
+
+def bench_pages(workspace: Path) -> None:
+    """The block page and the deprecated page the long page links to."""
+    pages = workspace / "EchoesVault" / "pages"
+    blocks = "".join(f"Block number {n} says something é. ^b{n}\n\n" for n in range(50))
+    (pages / "bench-blocks.md").write_text(
+        HEAD.format(summary="Blocks.") + "# Blocks\n\n" + blocks, encoding="utf-8"
+    )
+    (pages / "bench-old.md").write_text(
+        HEAD.replace("active", "deprecated").format(summary="Old.")
+        + "> [!warning] DEPRECATED\n> Use [[bench-blocks]].\n",
+        encoding="utf-8",
+    )
+
+
+def long_page(lines: int, pages: int, sparse: bool = False) -> str:
+    """A page of `lines` body lines, five kinds of line in turn (one link per line on average);
+    `sparse`: prose with a link on one line in five, as most pages have."""
+    body = []
+    for n in range(lines):
+        kind = n % 5
+        if sparse and kind in (1, 2) and n % 25 not in (1, 2):
+            kind = 3
+        if kind == 0:
+            stem = vaultgen.page_stem(n % pages)
+            body.append(f"Ligne {n} é: see [[{stem}]] and [[{stem}#Overview|the overview]].")
+        elif kind == 1:
+            body.append(f"Quoted: [[bench-blocks#^b{n % 50}]] here.")
+        elif kind == 2:
+            body.append(f"Missing [[nowhere-{n}]] and the old [[bench-old]].")
+        elif kind == 3:
+            body.append(f"Plain text on line {n}, nothing to colour.")
+        else:
+            body.append(f"## Heading {n}")
+    return HEAD.format(summary="A long page.") + "\n".join(body) + "\n"
+
+
+def huge_page(links: int) -> str:
+    return HEAD.format(summary="Many links.") + "".join(
+        f"See [[missing-{n}]].\n" for n in range(links)
+    )
+
+
+async def timed(samples: List[float], client: Any, method: str, params: Any) -> Any:
+    start = time.perf_counter()
+    result = await client.request(method, params)
+    samples.append((time.perf_counter() - start) * 1000)
+    return result
+
+
+def window(uri: str, first: int) -> Dict[str, Any]:
+    return {
+        "textDocument": {"uri": uri},
+        "range": {
+            "start": {"line": first, "character": 0},
+            "end": {"line": first + SCREEN, "character": 0},
+        },
+    }
+
+
+def open_page(client: Any, path: Path, text: str) -> str:
+    uri = path.resolve().as_uri()
+    client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}},
+    )
+    return uri
+
+
+async def measure_long(
+    client: Any, workspace: Path, pages: int, repeat: int, sparse: bool = False
+) -> Dict[str, Any]:
+    text = long_page(5000, pages, sparse)
+    name = "bench-sparse.md" if sparse else "bench-long.md"
+    uri = open_page(client, workspace / "EchoesVault" / "pages" / name, text)
+    await asyncio.sleep(1)  # past the debounce: the model holds the page, as it does while typing
+    results: Dict[str, Any] = {}
+    whole = {"textDocument": {"uri": uri}}
+    samples = results.setdefault("5,000 lines: semanticTokens/full", [])
+    for _ in range(repeat):
+        found = await timed(samples, client, "textDocument/semanticTokens/full", whole)
+    results["5,000 lines: tokens in the full answer"] = len(found["data"]) // 5
+    starts = [(n * 997) % 4900 for n in range(repeat)]
+    samples = results.setdefault("5,000 lines: semanticTokens/range (60 lines)", [])
+    for first in starts:
+        await timed(samples, client, "textDocument/semanticTokens/range", window(uri, first))
+    samples = results.setdefault("5,000 lines: inlayHint (60 lines)", [])
+    for first in starts:
+        await timed(samples, client, "textDocument/inlayHint", window(uri, first))
+    samples = results.setdefault("5,000 lines: inlayHint (whole page)", [])
+    for _ in range(repeat):
+        found = await timed(
+            samples,
+            client,
+            "textDocument/inlayHint",
+            {
+                **window(uri, 0),
+                "range": {
+                    "start": {"line": 0, "character": 0},
+                    "end": {"line": 5010, "character": 0},
+                },
+            },
+        )
+    results["5,000 lines: hints on the whole page"] = len(found)
+    return results
+
+
+async def measure_huge(client: Any, workspace: Path, repeat: int) -> Dict[str, Any]:
+    uri = open_page(
+        client, workspace / "EchoesVault" / "pages" / "bench-huge.md", huge_page(200_000)
+    )
+    results: Dict[str, Any] = {}
+    start = time.perf_counter()
+    await client.request("textDocument/semanticTokens/range", window(uri, 0), timeout=600)
+    results["200,000 links: first range (waits for the analysis), ms"] = (
+        time.perf_counter() - start
+    ) * 1000
+    samples = results.setdefault("200,000 links: semanticTokens/range (60 lines)", [])
+    for n in range(repeat):
+        await timed(samples, client, "textDocument/semanticTokens/range", window(uri, n * 6007))
+    samples = results.setdefault("200,000 links: inlayHint (60 lines)", [])
+    for n in range(repeat):
+        await timed(samples, client, "textDocument/inlayHint", window(uri, n * 6007))
+    samples = results.setdefault("200,000 links: semanticTokens/full (capped)", [])
+    for _ in range(max(3, repeat // 10)):
+        found = await timed(
+            samples, client, "textDocument/semanticTokens/full", {"textDocument": {"uri": uri}}
+        )
+    results["tokens in the capped full answer"] = len(found["data"]) // 5
+    return results
+
+
+async def measure(workspace: Path, pages: int, repeat: int, huge: bool) -> Dict[str, Any]:
+    bench_pages(workspace)
+    client = navigation_bench.Client()
+    await client.start(workspace)
+    await asyncio.wait_for(client.ready.wait(), 600)
+    results = await measure_long(client, workspace, pages, repeat)
+    sparse = await measure_long(client, workspace, pages, repeat, sparse=True)
+    results.update(
+        {name.replace("5,000 lines", "5,000 lines, sparse"): v for name, v in sparse.items()}
+    )
+    if huge:
+        results.update(await measure_huge(client, workspace, repeat))
+    await client.stop()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=1_000)
+    parser.add_argument("--repeat", type=int, default=40)
+    parser.add_argument("--huge", action="store_true", help="also a page of 200,000 links")
+    args = parser.parse_args()
+    workspace = lsp_bench.hub_vault(args.pages)
+    results = asyncio.run(measure(workspace, args.pages, args.repeat, args.huge))
+    print(f"\n### {args.pages:,} pages\n")
+    print("| request | p50 ms | p95 ms | samples |")
+    print("|---|---|---|---|")
+    for name, samples in results.items():
+        if isinstance(samples, list):
+            print(
+                f"| {name} | {statistics.median(samples):.1f} | "
+                f"{lsp_bench.percentile(samples, 0.95):.1f} | {len(samples)} |"
+            )
+        else:
+            print(f"| {name} | {samples:,.0f} | | |")
+
+
+if __name__ == "__main__":
+    main()
