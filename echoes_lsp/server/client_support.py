@@ -14,8 +14,11 @@ from typing import Any, FrozenSet, Optional, Sequence
 
 from lsprotocol import types
 
-# Clients, by `clientInfo.name`, that do not run a completion item's `command`.
-NO_COMPLETION_COMMANDS: FrozenSet[str] = frozenset()
+# Clients, by `clientInfo.name`, that do not run a completion item's `command`. eglot 1.9 and
+# ALE 3.3.0 send no `clientInfo` (the empty name) and insert an item's edits without running
+# its command; later eglot releases name themselves "Eglot", and "ale" is kept for an ALE that
+# would. VS Code runs the command, and so does Neovim 0.11's `vim.lsp.completion` ("Neovim").
+NO_COMPLETION_COMMANDS: FrozenSet[str] = frozenset({"", "Eglot", "ale"})
 # Clients, by `clientInfo.name`, whose file watcher misses a file replaced by rename (how the
 # runtime writes), so the vault is polled for them as if no watcher was registered.
 WATCHER_MISSES_RENAMES: FrozenSet[str] = frozenset()

@@ -40,6 +40,11 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ROOT / "runtime" / "echoes_vault.py"
 WAIT = 30.0
 CLIENTS = ("neovim", "visual_studio_code")
+# The `clientInfo` each client sends (the server knows some abilities only by name).
+CLIENT_INFO = {
+    "neovim": types.ClientInfo(name="Neovim", version="v0.11.0"),
+    "visual_studio_code": types.ClientInfo(name="Visual Studio Code", version="1.95.0"),
+}
 
 
 def capabilities(name: str) -> types.ClientCapabilities:
@@ -248,6 +253,7 @@ async def start_session(
         lsp_client.initialize_session(
             types.InitializeParams(
                 capabilities=capabilities(kind),
+                client_info=CLIENT_INFO.get(kind),
                 root_uri=uri(workspace),
                 workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="vault")],
                 initialization_options=poll_off(options),

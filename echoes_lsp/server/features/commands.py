@@ -18,6 +18,7 @@ from ..model_sync import resync
 from ..save_safety import refused_as_stale
 from ..vault_folder import Folder
 from . import Command
+from .block_ids import ADD_BLOCK_ID, add_block_id
 from .document_context import locate
 
 INIT = "echoes.init"
@@ -337,6 +338,10 @@ async def show_disk(ls: EchoesServer, *args: Any) -> Any:
     return {"ok": True, "uri": copy_uri, "text": text}
 
 
+async def block_id(ls: EchoesServer, *args: Any) -> Any:
+    return await add_block_id(ls, options(args))
+
+
 COMMANDS = [
     Command(name, reported(name, handler))
     for name, handler in (
@@ -351,5 +356,6 @@ COMMANDS = [
         (END, end),
         (CREATE, create),
         (DISK, show_disk),
+        (ADD_BLOCK_ID, block_id),
     )
 ]

@@ -11,6 +11,7 @@ from ...engine import completion_candidates
 from ...runtime import echoes_vault as rules
 from ..echoes_server import EchoesServer
 from . import Feature
+from .block_ids import command_for, snapshot
 from .document_context import load_document, wait_for_index
 
 TRIGGERS = ["[", "#", "^", "|", ":", " "]
@@ -56,6 +57,7 @@ def completion_item(
         ),
         tags=[types.CompletionItemTag.Deprecated] if candidate.deprecated and tags else None,
         deprecated=True if candidate.deprecated else None,
+        command=command_for(candidate.new_block) if candidate.new_block else None,
     )
 
 
@@ -80,6 +82,12 @@ async def complete(
         document.is_page,
         own=document.structure,
         lines_of=ls.lines_of,
+        blocks=completion_candidates.BlockOptions(
+            snapshot_of=lambda path: snapshot(ls, path),
+            own_path=document.path if document.is_page else None,
+            # A client that does not run an item's command can only complete existing ids.
+            create_ids=ls.support.completion_commands,
+        ),
     )
     if found is None:
         return None
