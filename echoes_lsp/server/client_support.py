@@ -55,6 +55,7 @@ class ClientSupport:
         "name",
         "rename_files",
         "show_document",
+        "versioned_edits",
         "watcher_sees_renames",
     )
 
@@ -68,6 +69,8 @@ class ClientSupport:
         self.apply_edit = False
         # A workspace edit may rename files (resource operation "rename").
         self.rename_files = False
+        # A workspace edit may name the document version it was made for (`documentChanges`).
+        self.versioned_edits = False
         self.hover_format = types.MarkupKind.Markdown
         # The client runs a completion item's `command` after inserting it.
         self.completion_commands = False
@@ -86,6 +89,7 @@ class ClientSupport:
         support.apply_edit = bool(declared(caps, "workspace.apply_edit"))
         operations = declared(caps, "workspace.workspace_edit.resource_operations") or ()
         support.rename_files = types.ResourceOperationKind.Rename in operations
+        support.versioned_edits = bool(declared(caps, "workspace.workspace_edit.document_changes"))
         support.hover_format = preferred_markup(
             declared(caps, "text_document.hover.content_format")
         )

@@ -33,6 +33,8 @@ from .document_context import locate
 
 ADD_BLOCK_ID = "echoes.addBlockId"
 NAME = re.compile(r"[A-Za-z0-9-]+")
+# The runtime's error codes for a marker it does not write under (the vault is read-only).
+READ_ONLY_CODES = ("unsupported-protocol", "not-initialized")
 
 
 def snapshot(ls: EchoesServer, path: str) -> Optional[Snapshot]:
@@ -158,6 +160,9 @@ def _refused_write(ls: EchoesServer, request: Request, path: str, failure: Excep
     data = getattr(failure, "data", None)
     code = data.get("code") if isinstance(data, dict) else None
     detail = getattr(failure, "message", str(failure))
+    if code in READ_ONLY_CODES:
+        # The marker changed since the server read it: the vault is read-only now.
+        detail = f"EV700 {detail}"
     return refuse(ls, request, path, f"{detail} (nothing was written)", str(code or "refused"))
 
 
@@ -186,12 +191,15 @@ async def _edit_buffer(
     )
     workspace_edit = (
         types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(versioned, [edit])])
-        if ls.capability("workspace.workspace_edit.document_changes")
+        if ls.support.versioned_edits
         else types.WorkspaceEdit(changes={uri: [edit]})
     )
-    answer = await ls.workspace_apply_edit_async(
-        types.ApplyWorkspaceEditParams(edit=workspace_edit, label=f"Add block id ^{request.name}")
-    )
+    params = types.ApplyWorkspaceEditParams(edit=workspace_edit, label=f"Add ^{request.name}")
+    try:
+        answer = await ls.workspace_apply_edit_async(params)
+    except Exception as error:
+        why = f"the editor did not apply the edit ({error}); nothing was changed"
+        raise refuse(ls, request, path, why, "not-applied") from error
     if not answer.applied:
         why = answer.failure_reason or "the editor did not apply the edit"
         raise refuse(ls, request, path, f"{why}; nothing was changed", "not-applied")
