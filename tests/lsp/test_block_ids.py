@@ -11,7 +11,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, List, Optional
 
 import pytest
 import pytest_lsp
@@ -266,7 +266,9 @@ async def test_the_page_being_edited_completes_its_own_blocks(session: Session) 
 
     result = await blocks(session, text, "[[#^")
     item = chosen(result, "Own paragraph.")
-    session.replace(session.page("draft.md").as_uri(), text.replace("[[#^", f"[[#^{new_id(item)}]]"))
+    session.replace(
+        session.page("draft.md").as_uri(), text.replace("[[#^", f"[[#^{new_id(item)}]]")
+    )
     answer = await run_item_command(session, item)
     # A new page, not on disk yet: its buffer gets the id.
     assert answer["written"] == "buffer"
@@ -304,6 +306,10 @@ async def test_at_most_two_hundred_blocks_ranked_by_the_query(session: Session) 
     ranked = await blocks(session, text, "[[blocks#^number 417")
     assert ranked.items[0].label == "Paragraph number 417."
     assert not ranked.is_incomplete
+    # A query every block matches is capped too, and the client is told to ask again.
+    text = DRAFT.replace("[[blocks#^", "[[blocks#^paragraph")
+    every = await blocks(session, text, "[[blocks#^paragraph")
+    assert len(every.items) == 200 and every.is_incomplete
 
 
 def make_read_only(workspace: Path) -> None:
@@ -402,4 +408,3 @@ async def test_unsaved_changes_without_apply_edit_are_refused(
         await run_item_command(session, chosen(result, "Last paragraph."))
     assert "unsaved changes" in str(refused.value)
     assert page.read_text(encoding="utf-8") == TARGET
-
