@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import List, NamedTuple, Optional, Sequence, Set
+from typing import Dict, List, NamedTuple, Optional, Sequence, Set
 
 from ..runtime import echoes_vault as rules
+from .fuzzy import fold
 from .markdown import BLOCK_ID
 
 PARAGRAPH = "paragraph"
@@ -31,14 +32,15 @@ CALLOUT_HEAD = re.compile(r">[ \t]*\[![A-Za-z-]+\][+-]?[ \t]*")
 
 
 class Block(NamedTuple):
-    """One block: lines `first`..`last` (0-based, inclusive), the text its label shows, and the
-    id on its lines (None when it has none)."""
+    """One block: lines `first`..`last` (0-based, inclusive), the text its label shows, the id
+    on its lines (None when it has none), and the folded id and text a query is matched on."""
 
     kind: str
     first: int
     last: int
     text: str
     name: Optional[str]
+    key: str
 
 
 def line_id(line: str) -> Optional[str]:
@@ -62,13 +64,23 @@ def _body_start(lines: Sequence[str]) -> int:
     return frontmatter.close_line + 1
 
 
-def _kind_of(line: str) -> Optional[str]:
-    """What a line that starts a block starts; None for a line that is no block of its own."""
+# A line whose first character is none of these is a paragraph line (the common case, told
+# without a regex).
+MARKS = frozenset("-*+0123456789>#|`~")
+FENCE = "fence"
+
+
+def _kind_of(line: str) -> str:
+    """What a non-blank line starts: a block kind, `fence`, or `line` (no block of its own)."""
     stripped = line.lstrip(" \t")
+    if stripped[:1] not in MARKS:
+        return PARAGRAPH
     if stripped.startswith(">"):
         return CALLOUT if CALLOUT_HEAD.match(stripped) else QUOTE
     if LIST_MARKER.match(line):
         return LIST_ITEM
+    if FENCE_OPEN.match(line):
+        return FENCE
     if stripped.startswith("#") and HEADING_LINE.match(line):
         return LINE
     if stripped.startswith("|"):
@@ -81,9 +93,7 @@ def _continues(kind: str, line: str) -> bool:
     next_kind = _kind_of(line)
     if kind in (CALLOUT, QUOTE):
         return next_kind in (CALLOUT, QUOTE) and not CALLOUT_HEAD.match(line.lstrip(" \t"))
-    if kind == LIST_ITEM:
-        return next_kind == PARAGRAPH
-    return kind == PARAGRAPH and next_kind == PARAGRAPH
+    return next_kind == PARAGRAPH and kind in (PARAGRAPH, LIST_ITEM)
 
 
 def _label(kind: str, line: str) -> str:
@@ -110,18 +120,28 @@ def _fence_end(lines: Sequence[str], start: int, fence: str) -> int:
     return len(lines) - 1
 
 
-def _block_at(lines: Sequence[str], start: int, kind: str) -> Block:
-    """The block that begins at line `start`: its lines run to a blank line or a new block."""
+def _block_end(lines: Sequence[str], start: int, kind: str) -> int:
+    """The last line of the block that begins at `start`: it runs to a blank line or to a line
+    that begins another block."""
     last = start
-    if kind != LINE:
-        while last + 1 < len(lines) and lines[last + 1].strip():
-            if not _continues(kind, lines[last + 1]):
-                break
-            last += 1
+    if kind == LINE:
+        return last
+    total = len(lines)
+    while last + 1 < total:
+        following = lines[last + 1]
+        if not following or following.isspace() or not _continues(kind, following):
+            break
+        last += 1
+    return last
+
+
+def _name_of(lines: Sequence[str], first: int, last: int) -> Optional[str]:
+    """The id of a block: the last one on its lines."""
     name = None
-    for number in range(start, last + 1):
-        name = line_id(lines[number]) or name
-    return Block(kind, start, last, _label(kind, lines[start]), name)
+    for number in range(first, last + 1):
+        if "^" in lines[number]:
+            name = line_id(lines[number]) or name
+    return name
 
 
 def find_blocks(lines: Sequence[str]) -> List[Block]:
@@ -129,22 +149,76 @@ def find_blocks(lines: Sequence[str]) -> List[Block]:
     Headings and table rows count only when they carry an id (a link may already name it)."""
     blocks: List[Block] = []
     number = _body_start(lines)
-    while number < len(lines):
+    total = len(lines)
+    while number < total:
         line = lines[number]
-        if not line.strip():
+        if not line or line.isspace():
             number += 1
             continue
-        fence = FENCE_OPEN.match(line)
-        if fence is not None:
+        kind = _kind_of(line)
+        if kind == FENCE:
+            fence = FENCE_OPEN.match(line)
+            assert fence is not None
             number = _fence_end(lines, number, fence.group(1)) + 1
             continue
-        kind = _kind_of(line)
-        assert kind is not None
-        block = _block_at(lines, number, kind)
-        if kind != LINE or block.name is not None:
-            blocks.append(block)
-        number = block.last + 1
+        last = _block_end(lines, number, kind)
+        name = _name_of(lines, number, last)
+        if kind != LINE or name is not None:
+            text = _label(kind, line)
+            key = fold(f"{name} {text}" if name else text)
+            blocks.append(Block(kind, number, last, text, name, key))
+        number = last + 1
     return blocks
+
+
+class Offer(NamedTuple):
+    """What a block is offered as: its label (masked, shortened), the id a link to it names (its
+    own, or the fresh one it gets) and, for a fresh one, the hash of the line that gets it."""
+
+    label: str
+    name: str
+    line_sha256: Optional[str]
+
+
+class PageBlocks:
+    """The blocks of one text, and what each is offered as, worked out once per block: the
+    fresh ids of a text stay the same from one completion to the next."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+        self.blocks = find_blocks(self.lines)
+        self.with_ids = [block for block in self.blocks if block.name]
+        self._taken = {block.name.casefold() for block in self.with_ids if block.name}
+        self._offers: Dict[int, Offer] = {}  # by the block's first line
+
+    def offer(self, block: Block) -> Offer:
+        known = self._offers.get(block.first)
+        if known is None:
+            label = label_text(block.text)
+            if block.name:
+                known = Offer(label, block.name, None)
+            else:
+                name = fresh_id(block.text, self._taken)
+                known = Offer(label, name, rules.text_sha256(self.lines[block.last]))
+            self._offers[block.first] = known
+        return known
+
+
+# The blocks of the last few texts, by the runtime's hash of the text: completing `[[page#^`
+# while typing asks for the same unchanged page again and again.
+_KNOWN: Dict[str, PageBlocks] = {}
+KNOWN_TEXTS = 8
+
+
+def blocks_of(text: str, sha256: str) -> PageBlocks:
+    """The blocks of a text whose hash is `sha256`, remembered for the last few texts."""
+    found = _KNOWN.get(sha256)
+    if found is None:
+        found = PageBlocks(text)
+        if len(_KNOWN) >= KNOWN_TEXTS:
+            del _KNOWN[next(iter(_KNOWN))]
+        _KNOWN[sha256] = found
+    return found
 
 
 def fresh_id(text: str, taken: Set[str]) -> str:

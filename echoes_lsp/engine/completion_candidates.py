@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..runtime import echoes_vault as rules
-from .block_refs import Block, find_blocks, fresh_id, label_text
+from .block_refs import Block, blocks_of
 from .catalog import Card, catalog
 from .fuzzy import SUBSEQUENCE, Matcher, fold
 from .markdown import Structure, code_span_ranges, fenced_ranges, link_context, may_hold_fences
@@ -354,8 +354,7 @@ def _rank_blocks(blocks: Sequence[Block], typed: str) -> Tuple[List[Block], bool
         return list(blocks[:BLOCK_LIMIT]), len(blocks) > BLOCK_LIMIT
     scored: List[Tuple[int, int]] = []
     for order, block in enumerate(blocks):
-        key = f"{block.name} {block.text}" if block.name else block.text
-        score = matcher.name(fold(key))
+        score = matcher.name(block.key)
         if score:
             scored.append((-score, order))
     scored.sort()
@@ -369,33 +368,29 @@ def _page_blocks(
     """The target's blocks: those with an id insert it; the others (with `create_ids`) insert a
     fresh id and carry the `NewBlockId` that adds it to the page."""
     start, end, suffix = place
-    lines = snapshot.text.split("\n")
-    blocks = find_blocks(lines)
-    taken = {block.name.casefold() for block in blocks if block.name}
-    if not create_ids:
-        blocks = [block for block in blocks if block.name]
-    chosen, more = _rank_blocks(blocks, typed)
+    page = blocks_of(snapshot.text, snapshot.sha256)
+    chosen, more = _rank_blocks(page.blocks if create_ids else page.with_ids, typed)
+    query = typed.strip()
     items: List[Candidate] = []
     for position, block in enumerate(chosen):
-        text = label_text(block.text)
-        filter_text = typed + " " + (block.name or text) if typed.strip() else None
-        if block.name:
-            label, name, detail, new_block = block.name, block.name, text or None, None
+        offer = page.offer(block)
+        new_block = None
+        if offer.line_sha256 is None:
+            label, detail = offer.name, offer.label or None
         else:
-            name = fresh_id(block.text, taken)
-            label, detail = text or block.kind, f"new id ^{name} · {block.kind}"
-            line_sha = rules.text_sha256(lines[block.last])
-            new_block = NewBlockId(path, block.last, name, snapshot.sha256, line_sha)
+            label, detail = offer.label or block.kind, f"new id ^{offer.name} · {block.kind}"
+            new_block = NewBlockId(path, block.last, offer.name, snapshot.sha256, offer.line_sha256)
         items.append(
             Candidate(
                 label=label,
-                new_text=name + suffix,
+                new_text=offer.name + suffix,
                 start=start,
                 end=end,
                 kind=BLOCK,
                 detail=detail,
                 sort_text=f"{position:05d}",
-                filter_text=filter_text,
+                # Matched on the text too: keep clients from filtering it out again.
+                filter_text=typed + " " + label if query else None,
                 new_block=new_block,
             )
         )

@@ -150,10 +150,12 @@ async def test_blocks_are_listed_with_and_without_ids(session: Session) -> None:
     first = chosen(result, "First paragraph about deploys.")
     assert first.detail is not None and first.detail.startswith(f"new id ^{new_id(first)}")
     assert first.command is not None and first.command.command == "echoes.addBlockId"
-    arguments = (first.command.arguments or [{}])[0]
+    target_uri, line, name, text_sha, line_sha = first.command.arguments or []
     # The hash of the exact text the list was built from, and the block's last line.
-    assert arguments["sha256"] == sha(TARGET)
-    assert arguments["line"] == TARGET.split("\n").index("It has a second line.")
+    assert target_uri == session.page("blocks.md").as_uri() and name == new_id(first)
+    assert text_sha == sha(TARGET)
+    assert line == TARGET.split("\n").index("It has a second line.")
+    assert line_sha == sha("It has a second line.")
     # Fresh ids are distinct from each other and from the page's own.
     names = [new_id(item) for item in result.items]
     assert len(set(names)) == len(names)
@@ -232,7 +234,7 @@ async def test_an_open_target_with_unsaved_changes_gets_the_id_in_its_buffer(
     result = await blocks(session)
     item = chosen(result, "Typed but not saved.")
     name = new_id(item)
-    assert (item.command.arguments or [{}])[0]["sha256"] == sha(dirty)  # type: ignore[union-attr]
+    assert (item.command.arguments or [])[3] == sha(dirty)  # type: ignore[union-attr]
     answer = await run_item_command(session, item)
     assert answer["written"] == "buffer"
     assert page.read_text(encoding="utf-8") == TARGET  # the disk is left to the editor's save

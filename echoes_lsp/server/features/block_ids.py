@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from lsprotocol import types
 
@@ -49,32 +49,37 @@ def snapshot(ls: EchoesServer, path: str) -> Optional[Snapshot]:
     return Snapshot(without_bom(text), rules.text_sha256(text))
 
 
-def command_for(new_block: NewBlockId) -> types.Command:
-    """The command a completion item runs after inserting a fresh id."""
+def command_for(new_block: NewBlockId, target_uri: str) -> types.Command:
+    """The command a completion item runs after inserting a fresh id (`target_uri` is the URI
+    of `new_block.path`, made once for all the items of a list)."""
     return types.Command(
         title=f"Add ^{new_block.name} to {os.path.basename(new_block.path)}",
         command=ADD_BLOCK_ID,
+        # Positional (a list of five values is serialized at half the cost of an object, and
+        # a list holds up to 200 of them): see `Request`.
         arguments=[
-            {
-                "uri": path_to_uri(new_block.path),
-                "line": new_block.line,
-                "id": new_block.name,
-                "sha256": new_block.sha256,
-                "lineSha256": new_block.line_sha256,
-            }
+            target_uri,
+            new_block.line,
+            new_block.name,
+            new_block.sha256,
+            new_block.line_sha256,
         ],
     )
 
 
 class Request:
-    """The checked arguments of one `echoes.addBlockId`."""
+    """The checked arguments of one `echoes.addBlockId`: the target page's URI, the 0-based line
+    that gets the id, the id, the runtime's hash of the text the completion was built from, and
+    the hash of that line (checked when the id goes into an open buffer)."""
 
-    def __init__(self, opts: Dict[str, Any]) -> None:
-        self.uri = _string(opts, "uri")
-        self.name = _string(opts, "id")
-        self.sha256 = _string(opts, "sha256")
-        self.line_sha256 = _string(opts, "lineSha256")
-        line = opts.get("line")
+    def __init__(self, args: Sequence[Any]) -> None:
+        if len(args) != 5:
+            raise request_failed("expected [uri, line, id, sha256, lineSha256]")
+        uri, line, name, sha256, line_sha256 = args
+        self.uri = _string(uri, "uri")
+        self.name = _string(name, "id")
+        self.sha256 = _string(sha256, "sha256")
+        self.line_sha256 = _string(line_sha256, "lineSha256")
         if isinstance(line, bool) or not isinstance(line, int) or line < 0:
             raise request_failed("argument `line` must be a line number (0 or more)")
         self.line = line
@@ -82,8 +87,7 @@ class Request:
             raise request_failed(f"`{self.name}` is not a block id (letters, digits and `-`)")
 
 
-def _string(opts: Dict[str, Any], name: str) -> str:
-    value = opts.get(name)
+def _string(value: Any, name: str) -> str:
     if not isinstance(value, str) or not value:
         raise request_failed(f"argument `{name}` must be a non-empty string")
     return value
@@ -103,8 +107,8 @@ def with_id(lines: List[str], line: int, name: str) -> str:
     return "\n".join(changed)
 
 
-async def add_block_id(ls: EchoesServer, opts: Dict[str, Any]) -> Dict[str, Any]:
-    request = Request(opts)
+async def add_block_id(ls: EchoesServer, args: Sequence[Any]) -> Dict[str, Any]:
+    request = Request(args)
     located = locate(ls, request.uri)
     if located is None or not located[0].vault.is_page(located[1]):
         raise request_failed(f"{request.uri!r} is not a knowledge page of an EchoesVault")

@@ -339,7 +339,8 @@ async def show_disk(ls: EchoesServer, *args: Any) -> Any:
 
 
 async def block_id(ls: EchoesServer, *args: Any) -> Any:
-    return await add_block_id(ls, options(args))
+    arguments = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    return await add_block_id(ls, list(arguments))
 
 
 COMMANDS = [
