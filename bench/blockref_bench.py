@@ -1,30 +1,29 @@
 """Block-reference benchmark: `[[page#^` completion on a large target page.
 
-A real LSP client (named "Neovim", so blocks without an id are offered with their command)
-drives `echoes-lsp serve` over stdio in a small vault whose target page has --lines lines of
-paragraphs, list items, callouts and quotes, a few with ids. It asks for the block completion
-after `[[target#^` (every block, capped at 200) and after `[[target#^deploy 4` (ranked by the
-query), with the target closed (read from disk) and open in the editor, and prints the latency
-of each (p50, p95, max) and the server's CPU time per request (user + system, from /proc: on
-a busy machine the latency counts the wait for a core, the CPU time does not). Not a test: it
-never fails on timing.
+A minimal JSON-RPC client (named "Neovim", so blocks without an id are offered with their
+command) drives `echoes-lsp serve` over stdio in a small vault whose target page has --lines
+lines of paragraphs, list items, callouts and quotes, a few with ids. It asks for the block
+completion after `[[target#^` (every block, capped at 200) and after `[[target#^deploy 4`
+(ranked by the query), with the target closed (read from disk) and open in the editor, and
+prints the latency of each (p50, p95, max: from writing the request to the answer parsed with
+`json.loads`, as an editor parses it) and the server's CPU time per request (user + system,
+from /proc: on a busy machine the latency counts the wait for a core, the CPU time does not).
+Not a test: it never fails on timing.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, List, Optional, Tuple
-
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
+from typing import Any, Dict, List, Optional, Tuple
 
 SERVER = [sys.executable, "-m", "echoes_lsp", "serve"]
 HEAD = "---\ntype: note\nstack: []\nstatus: active\nsummary: {summary}\n---\n\n"
@@ -54,82 +53,104 @@ def percentile(samples: List[float], fraction: float) -> float:
 
 
 class Bench:
+    """The server process and the few messages the benchmark sends it."""
+
     def __init__(self, workspace: Path) -> None:
         self.workspace = workspace
-        self.client = LanguageClient("echoes-blockref-bench", "1")
-
-        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        @self.client.feature(types.PROGRESS)
-        @self.client.feature(types.WINDOW_LOG_MESSAGE)
-        @self.client.feature(types.WINDOW_SHOW_MESSAGE)
-        @self.client.feature("echoes/statusChanged")
-        def ignored(params: Any) -> None:
-            return None
-
-    async def start(self) -> None:
-        await self.client.start_io(*SERVER)
-        await self.client.initialize_async(
-            types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
-                client_info=types.ClientInfo(name="Neovim", version="bench"),
-                root_uri=self.workspace.as_uri(),
-            )
+        self.process = subprocess.Popen(
+            SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
-        self.client.initialized(types.InitializedParams())
+        self.next_id = 0
+
+    def send(self, method: str, params: Any, request: bool = True) -> Optional[int]:
+        message: Dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+        number = None
+        if request:
+            self.next_id += 1
+            number = message["id"] = self.next_id
+        body = json.dumps(message).encode("utf-8")
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+        return number
+
+    def receive(self) -> Dict[str, Any]:
+        stream = self.process.stdout
+        assert stream is not None
+        length = 0
+        while True:
+            header = stream.readline()
+            if header in (b"\r\n", b""):
+                break
+            if header.lower().startswith(b"content-length:"):
+                length = int(header.split(b":", 1)[1])
+        return json.loads(stream.read(length))  # type: ignore[no-any-return]
+
+    def answer(self, number: Optional[int]) -> Any:
+        """The result of request `number`, skipping notifications (and answering requests)."""
+        while True:
+            message = self.receive()
+            if message.get("id") == number and "method" not in message:
+                return message.get("result")
+            if "method" in message and "id" in message:
+                self.reply(message["id"])
+
+    def reply(self, number: Any) -> None:
+        body = json.dumps({"jsonrpc": "2.0", "id": number, "result": None}).encode("utf-8")
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def start(self) -> None:
+        params = {
+            "processId": os.getpid(),
+            "capabilities": {},
+            "clientInfo": {"name": "Neovim", "version": "bench"},
+            "rootUri": self.workspace.as_uri(),
+        }
+        self.answer(self.send("initialize", params))
+        self.send("initialized", {}, request=False)
 
     def open(self, uri: str, text: str) -> None:
-        self.client.text_document_did_open(
-            types.DidOpenTextDocumentParams(
-                text_document=types.TextDocumentItem(
-                    uri=uri, language_id="markdown", version=1, text=text
-                )
-            )
-        )
+        document = {"uri": uri, "languageId": "markdown", "version": 1, "text": text}
+        self.send("textDocument/didOpen", {"textDocument": document}, request=False)
 
-    async def complete(self, uri: str, line: int, column: int) -> types.CompletionList:
-        result = await self.client.text_document_completion_async(
-            types.CompletionParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                position=types.Position(line=line, character=column),
-            )
-        )
-        assert isinstance(result, types.CompletionList), result
-        return result
-
-    @property
-    def pid(self) -> int:
-        return self.client._server.pid  # type: ignore[attr-defined,union-attr]
+    def complete(self, uri: str, line: int, column: int) -> Dict[str, Any]:
+        position = {"line": line, "character": column}
+        params = {"textDocument": {"uri": uri}, "position": position}
+        return self.answer(self.send("textDocument/completion", params))  # type: ignore[no-any-return]
 
     def cpu_ms(self) -> float:
         """The server's CPU time so far (user + system), in ms."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        stat = Path(f"/proc/{self.process.pid}/stat").read_text()
+        fields = stat.rsplit(")", 1)[1].split()
         ticks = int(fields[11]) + int(fields[12])
         return ticks * 1000 / os.sysconf("SC_CLK_TCK")
 
-    async def stop(self) -> None:
-        await asyncio.wait_for(self.client.shutdown_async(None), 60)
-        self.client.exit(None)
-        await self.client.stop()
+    def stop(self) -> None:
+        self.answer(self.send("shutdown", None))
+        self.send("exit", None, request=False)
+        self.process.wait(60)
 
 
-async def measure(
+def measure(
     bench: Bench, uri: str, line: int, column: int, rounds: int
 ) -> Tuple[List[float], float]:
     """Latencies (ms) of `rounds` completions, after five not counted (warm-up), and the
     server's mean CPU time per completion (ms)."""
     samples: List[float] = []
     for _ in range(5):
-        await bench.complete(uri, line, column)
+        bench.complete(uri, line, column)
     cpu_before = bench.cpu_ms()
     for _ in range(rounds):
         start = time.perf_counter()
-        result = await bench.complete(uri, line, column)
+        result = bench.complete(uri, line, column)
         samples.append((time.perf_counter() - start) * 1000)
-        assert result.items, "no block offered"
+        assert result["items"], "no block offered"
     return samples, (bench.cpu_ms() - cpu_before) / rounds
 
 
-async def run(lines: int, rounds: int) -> None:
+def run(lines: int, rounds: int) -> None:
     root = Path(tempfile.mkdtemp(prefix="echoes-blockref-"))
     try:
         pages = root / "EchoesVault" / "pages"
@@ -137,7 +158,7 @@ async def run(lines: int, rounds: int) -> None:
         target = target_text(lines)
         (pages / "target.md").write_text(target, encoding="utf-8")
         bench = Bench(root)
-        await bench.start()
+        bench.start()
         draft_lines = ["See [[target#^", "See [[target#^deploy 4"]
         draft = HEAD.format(summary="Links to blocks.") + "\n".join(draft_lines) + "\n"
         draft_uri = (pages / "draft.md").as_uri()
@@ -148,9 +169,9 @@ async def run(lines: int, rounds: int) -> None:
             if state == "open":
                 bench.open((pages / "target.md").as_uri(), target)
             for offset, text in enumerate(draft_lines):
-                measured = await measure(bench, draft_uri, first + offset, len(text), rounds)
+                measured = measure(bench, draft_uri, first + offset, len(text), rounds)
                 rows.append((f"`{text.split('[[', 1)[1]}`, target {state}", *measured))
-        await bench.stop()
+        bench.stop()
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"\n### Block completion on a {target.count(chr(10)):,}-line target page\n")
@@ -168,7 +189,7 @@ def main(argv: Optional[List[Any]] = None) -> None:
     parser.add_argument("--lines", type=int, default=5_000, help="lines of the target page")
     parser.add_argument("--rounds", type=int, default=100, help="completions per measure")
     args = parser.parse_args(argv)
-    asyncio.run(run(args.lines, args.rounds))
+    run(args.lines, args.rounds)
 
 
 if __name__ == "__main__":
