@@ -27,7 +27,6 @@ from ...runtime import echoes_vault as rules
 from ..echoes_server import EchoesServer
 from ..lsp_convert import path_to_uri, request_failed, shown
 from ..model_sync import resync
-from ..save_safety import refused_as_stale
 from ..vault_folder import Folder
 from .document_context import locate
 
@@ -158,11 +157,13 @@ _CHANGED = (
 
 
 def _refused_write(ls: EchoesServer, request: Request, path: str, failure: Exception) -> Exception:
-    """The runtime refused the upsert: say why (a stale hash, an invalid page, a secret...)."""
-    if refused_as_stale(failure):
-        return refuse(ls, request, path, _CHANGED, "stale-hash")
+    """The runtime refused the upsert: say why (a stale hash, an invalid page, a secret...).
+    Only `stale-hash` means the page changed since the list; any other code is the runtime's
+    own reason, told as it is."""
     data = getattr(failure, "data", None)
     code = data.get("code") if isinstance(data, dict) else None
+    if code == "stale-hash":
+        return refuse(ls, request, path, _CHANGED, "stale-hash")
     detail = getattr(failure, "message", str(failure))
     if code in READ_ONLY_CODES:
         # The marker changed since the server read it: the vault is read-only now.
