@@ -297,6 +297,33 @@ async def test_a_secret_in_the_target_is_masked_and_refuses_the_write(session: S
     assert all(TOKEN not in message for message in shown_messages(session))
 
 
+async def test_an_invalid_target_page_is_refused_with_the_runtime_reason(
+    session: Session,
+) -> None:
+    page = session.page("blocks.md")
+    invalid = TARGET.replace("status: active\n", "")
+    page.write_text(invalid, encoding="utf-8")
+    result = await blocks(session)
+    with pytest.raises(JsonRpcException) as refused:
+        await run_item_command(session, chosen(result, "Last paragraph."))
+    assert "not added" in str(refused.value) and "status" in str(refused.value)
+    assert page.read_text(encoding="utf-8") == invalid
+
+
+async def test_a_file_that_is_no_knowledge_page_is_refused(session: Session) -> None:
+    result = await blocks(session)
+    item = chosen(result, "Last paragraph.")
+    assert item.command is not None
+    arguments = list(item.command.arguments or [])
+    daily = session.workspace / "EchoesVault" / "daily"
+    arguments[0] = next(path for path in daily.rglob("*.md")).as_uri()
+    before = {path: path.read_bytes() for path in daily.rglob("*.md")}
+    with pytest.raises(JsonRpcException) as refused:
+        await session.command("echoes.addBlockId", *arguments)
+    assert "not a knowledge page" in str(refused.value)
+    assert {path: path.read_bytes() for path in daily.rglob("*.md")} == before
+
+
 async def test_at_most_two_hundred_blocks_ranked_by_the_query(session: Session) -> None:
     page = session.page("blocks.md")
     paragraphs = "".join(f"Paragraph number {n}.\n\n" for n in range(450))
