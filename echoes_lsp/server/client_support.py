@@ -17,9 +17,11 @@ from lsprotocol import types
 # The name of a client that sends no `clientInfo`. eglot 1.9 and ALE 3.3 send none (their
 # `initialize` is in tests/lsp/clients/), so an unnamed client is taken to be like them.
 UNNAMED = ""
-# Clients, by `clientInfo.name`, that do not run a completion item's `command`: neither eglot
-# 1.9 nor ALE 3.3 does.
-NO_COMPLETION_COMMANDS: FrozenSet[str] = frozenset({UNNAMED})
+# Clients, by `clientInfo.name`, that do not run a completion item's `command`: eglot 1.9 and
+# ALE 3.3.0 (unnamed) insert an item's edits without running it; later eglot releases name
+# themselves "Eglot", and "ale" is kept for an ALE that would. VS Code runs the command, and so
+# does Neovim 0.11's `vim.lsp.completion` ("Neovim").
+NO_COMPLETION_COMMANDS: FrozenSet[str] = frozenset({UNNAMED, "Eglot", "ale"})
 # Clients, by `clientInfo.name`, whose file watcher misses a file replaced by rename (how the
 # runtime writes), so the vault is polled for them as if no watcher was registered. eglot 1.9
 # accepts the registration but drops every rename event of its file-notify watch.

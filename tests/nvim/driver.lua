@@ -547,6 +547,49 @@ function scenarios.builtin_completion()
   report.line = vim.api.nvim_get_current_line()
 end
 
+--- Built-in completion of a block without an id: choosing it inserts the link with a fresh id,
+--- and Neovim runs the item's command, which adds the id to the target page on disk.
+function scenarios.block_id_completion()
+  require('echoes_lsp').setup({ completion = true })
+  vim.opt.completeopt = { 'menuone', 'noselect', 'popup' }
+  step('open auth-architecture.md')
+  local bufnr = open_page('auth-architecture.md')
+  step('type [[session-tokens#^ in insert mode')
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(bufnr), 0 })
+  vim.api.nvim_feedkeys(vim.keycode('oSee [[session-tokens#^'), 'nt', false)
+  local labels = wait_for('the block menu after #^', function()
+    if vim.fn.pumvisible() == 1 then
+      local info = vim.fn.complete_info({ 'items' })
+      if #info.items > 0 then
+        return vim.tbl_map(function(item)
+          return item.abbr ~= '' and item.abbr or item.word
+        end, info.items)
+      end
+    end
+    return nil
+  end)
+  report.menu = labels
+  local wanted = 'Refresh tokens rotate on every use.'
+  local index = nil
+  for position, label in ipairs(labels) do
+    if label == wanted then
+      index = position
+    end
+  end
+  assert(index, 'no item for ' .. wanted)
+  step('select it and accept')
+  vim.api.nvim_feedkeys(vim.keycode(string.rep('<C-n>', index) .. '<C-y><Esc>'), 'nt', false)
+  wait_for('insert mode to end', function()
+    return vim.api.nvim_get_mode().mode == 'n'
+  end)
+  report.line = vim.api.nvim_get_current_line()
+  step('wait for the id in session-tokens.md')
+  report.target = wait_for('the id written to session-tokens.md', function()
+    local text = read_file(pages .. '/session-tokens.md')
+    return text and text:find(wanted .. ' %^') and text or nil
+  end)
+end
+
 --- :EchoesStatus, :EchoesSearch and the statusline item.
 function scenarios.commands()
   step('open session-tokens.md')
