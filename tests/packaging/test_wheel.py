@@ -252,3 +252,26 @@ def test_the_documented_neovim_setups_need_only_the_installed_package(
         assert "OK client attached" in health
         plugin_dir = run([exe, "nvim-plugin"], tmp_path).stdout.strip()
         assert Path(plugin_dir).is_relative_to(installed), plugin_dir
+
+
+def test_the_wheel_carries_the_emacs_integration(built_wheel: Tuple[Path, str]) -> None:
+    wheel, _ = built_wheel
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = archive.read("echoes_lsp/emacs/echoes-lsp.el")
+    assert shipped == (ROOT / "editors" / "emacs" / "echoes-lsp.el").read_bytes()
+
+
+def test_the_documented_emacs_setup_needs_only_the_installed_package(
+    installed: Path, tmp_path: Path
+) -> None:
+    """`echoes-lsp editor-dir emacs` names the folder inside the clean environment, and the
+    guide's init snippet, with only that environment's `bin` on PATH, serves a vault page."""
+    from tests.emacs.test_setup import snippet_run
+
+    exe = str(installed / "bin" / "echoes-lsp")
+    folder = run([exe, "editor-dir", "emacs"], tmp_path).stdout.strip()
+    assert Path(folder).is_relative_to(installed) and Path(folder).name == "emacs", folder
+    report = snippet_run(tmp_path, installed / "bin").ok()
+    assert Path(report["library"]).parent == Path(folder)
+    assert report["major_mode"] == "echoes-lsp-page-mode"
+    assert report["codes"] == ["EV104", "EV300"]
