@@ -129,7 +129,8 @@ buffer's pending edits as eglot's idle timer would."
 (defun driver-runtime-upsert (name content)
   "Write page NAME through the project runtime, as another writer (an agent) would."
   (let ((payload (json-encode `((filename . ,name) (content . ,content)
-                                 (expectedSha256 . ,(driver-sha256 (driver-page name))))))
+                                 ,@(when (file-exists-p (driver-page name))
+                                     `((expectedSha256 . ,(driver-sha256 (driver-page name))))))))
         (command (append (json-read-from-string (getenv "ECHOES_TEST_RUNTIME")) nil)))
     (with-temp-buffer
       (insert payload)
@@ -216,7 +217,18 @@ buffer's pending edits as eglot's idle timer would."
     (insert "\n\nSaved by the code action.")
     (driver-code-action "Save through EchoesVault (hash-checked)")
     (driver-put "action_saved" (driver-state page))
-    (driver-put "save_messages" (driver-messages-matching "^EchoesVault: updated"))))
+    (driver-put "save_messages" (driver-messages-matching "^EchoesVault: updated"))
+    (driver-step "a page created by the runtime behind the editor")
+    (goto-char (point-max))
+    (insert "\n\nSee [[logout-flow]].")
+    (echoes-lsp-save)
+    (driver-put "file_watches" (hash-table-count (eglot--file-watches (eglot-current-server))))
+    (driver-put "codes_before_create"
+                (vconcat (driver-wait-codes "EV300" (lambda (c) (member "EV300" c)))))
+    (driver-runtime-upsert "logout-flow.md" "---\ntype: runbook\nstack: [python]\nstatus: active
+summary: How logout revokes every token.\n---\n\n# Logout flow\n")
+    (driver-put "codes_after_create"
+                (vconcat (driver-wait-codes "EV300 to go" (lambda (c) (not (member "EV300" c))))))))
 
 (defun driver-go-stale (page)
   "Edit the open PAGE in the buffer, and change it on disk through the runtime behind it."

@@ -139,9 +139,5 @@ def scenario_run(
     return run_emacs(emacs, scenario, workspace, env)
 
 
-def contents(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
-
-
 def messages(run: EmacsRun, text: str) -> List[str]:
     return [m for m in run["messages"] if text in m]
