@@ -84,10 +84,15 @@ Every key is in the echoes-lsp configuration reference."
 (defvar echoes-lsp--statuses (make-hash-table :test #'equal)
   "The latest `echoes/statusChanged' notification, by workspace URI.")
 
+(defvar-local echoes-lsp--workspace-uri nil
+  "The URI of the page's workspace, found once (the mode line reads it often).")
+
 (define-derived-mode echoes-lsp-page-mode echoes-lsp--parent-mode
   '("Echoes" (:eval (echoes-lsp-mode-line)))
   "Major mode for Markdown files inside an EchoesVault, served by echoes-lsp."
-  nil)
+  (let ((workspace (echoes-lsp-workspace buffer-file-name)))
+    (setq echoes-lsp--workspace-uri
+          (and workspace (echoes-lsp--uri (directory-file-name workspace))))))
 
 (put 'echoes-lsp-page-mode 'eglot-language-id "markdown")
 
@@ -121,6 +126,17 @@ says; other commands keep their own project."
   "Section `echoes' of SERVER's settings: a directory-local one, else ours."
   (let ((local (ignore-errors (eglot--workspace-configuration-plist server))))
     (or (plist-get local :echoes) echoes-lsp-settings)))
+
+(cl-defmethod eglot-client-capabilities ((_server echoes-lsp-server))
+  "Eglot's capabilities, without its file watcher.
+Eglot 1.9's watcher misses a page replaced by rename, which is how the
+runtime writes; without it, the server polls the vault instead, every
+`echoes.watch.pollInterval' seconds."
+  (let* ((capabilities (copy-tree (cl-call-next-method)))
+         (workspace (plist-get capabilities :workspace)))
+    (plist-put capabilities :workspace
+               (plist-put workspace :didChangeWatchedFiles
+                          (list :dynamicRegistration :json-false)))))
 
 (cl-defmethod eglot-initialization-options ((server echoes-lsp-server))
   "The settings at start-up, for SERVER."
@@ -182,10 +198,8 @@ EchoesVault/ (M-x eglot starts it; see M-x echoes-lsp-setup)"))
 
 (defun echoes-lsp-mode-line ()
   "The vault's status for the mode line: \" healthy\", \" attention (3 issues)\"."
-  (let* ((workspace (echoes-lsp-workspace buffer-file-name))
-         (status (and workspace
-                      (gethash (echoes-lsp--uri (directory-file-name workspace))
-                               echoes-lsp--statuses))))
+  (let ((status (and echoes-lsp--workspace-uri
+                     (gethash echoes-lsp--workspace-uri echoes-lsp--statuses))))
     (if (null status)
         ""
       (let ((issues (or (plist-get status :issueCount) 0)))
@@ -198,14 +212,10 @@ EchoesVault/ (M-x eglot starts it; see M-x echoes-lsp-setup)"))
   "Show the vault's status card in the *EchoesVault status* buffer."
   (interactive)
   (let* ((server (echoes-lsp--server))
-         (workspace (echoes-lsp-workspace buffer-file-name))
-         (argument (list :format "card"))
-         (result (progn
-                   (when workspace
-                     (setq argument (plist-put argument :workspace
-                                               (echoes-lsp--uri
-                                                (directory-file-name workspace)))))
-                   (echoes-lsp--execute server "echoes.status" argument)))
+         (argument (if echoes-lsp--workspace-uri
+                       (list :format "card" :workspace echoes-lsp--workspace-uri)
+                     (list :format "card")))
+         (result (echoes-lsp--execute server "echoes.status" argument))
          (buffer (get-buffer-create "*EchoesVault status*")))
     (with-current-buffer buffer
       (let ((inhibit-read-only t))
