@@ -259,6 +259,27 @@ summary: How logout revokes every token.\n---\n\n# Logout flow\n")
     (driver-put "result" (echoes-lsp-save))
     (driver-put "overwritten" (driver-state page))))
 
+(defun scenario-stale-reload ()
+  "A save refused as stale: compare with the disk version, then reload it."
+  (let ((page (driver-page "session-tokens.md")))
+    (driver-open "session-tokens.md")
+    (driver-go-stale page)
+    (let ((buffer (current-buffer)))
+      (driver-step "save, then compare")
+      (setq driver-answers (list "Compare with the disk version (diff)"))
+      (echoes-lsp-save)
+      (let ((diff (get-buffer "*Diff*")))
+        (driver-put "diff" (and diff (with-current-buffer diff
+                                       (driver-wait "the diff" (lambda () (not (process-live-p
+                                                                               (get-buffer-process diff)))))
+                                       (buffer-string)))))
+      (set-buffer buffer)
+      (driver-put "compared" (driver-state page))
+      (driver-step "save, then reload")
+      (setq driver-answers (list "Reload the disk version (discard buffer changes)"))
+      (echoes-lsp-save)
+      (driver-put "reloaded" (driver-state page)))))
+
 (defun scenario-stale-actions ()
   "EV701's code actions: open the disk version, then overwrite (asked by Emacs, not the server)."
   (let ((page (driver-page "session-tokens.md")))

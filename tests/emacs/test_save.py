@@ -29,6 +29,11 @@ def stale(tmp_path_factory: pytest.TempPathFactory) -> EmacsRun:
 
 
 @pytest.fixture(scope="module")
+def reloaded(tmp_path_factory: pytest.TempPathFactory) -> EmacsRun:
+    return scenario_run(tmp_path_factory, "stale-reload")
+
+
+@pytest.fixture(scope="module")
 def actions(tmp_path_factory: pytest.TempPathFactory) -> EmacsRun:
     return scenario_run(tmp_path_factory, "stale-actions")
 
@@ -106,6 +111,22 @@ def test_overwrite_only_after_the_explicit_choice(stale: EmacsRun) -> None:
     assert "changed by another writer" not in done["disk"]
     assert done["modified"] is False
     assert "EV701" not in done["diagnostics"]
+
+
+def test_after_a_refusal_compare_shows_both_versions_and_reload_takes_the_disk_one(
+    reloaded: EmacsRun,
+) -> None:
+    reloaded.ok()
+    diff = reloaded["diff"]
+    assert "-Refresh tokens rotate daily (changed by another writer)." in diff
+    assert "+Edited in Emacs." in diff
+    compared = reloaded["compared"]
+    assert compared["disk"] == reloaded["behind"]
+    assert compared["modified"] is True
+    done = reloaded["reloaded"]
+    assert done["disk"] == reloaded["behind"] == done["buffer"]
+    assert done["modified"] is False
+    assert done["diagnostics"] == []
 
 
 def test_ev701_code_actions_open_the_disk_version_and_overwrite_on_yes(actions: EmacsRun) -> None:
