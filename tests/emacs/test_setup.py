@@ -49,6 +49,7 @@ def test_the_documented_snippet_starts_the_server_on_vault_pages(tmp_path: Path)
         pytest.fail(f"no echoes-lsp beside {sys.executable}: install the project (make)")
     run = snippet_run(tmp_path, here).ok()
     assert run["loaded"] is True
+    assert Path(run["library"]).parent == ROOT / "editors" / "emacs"
     assert run["major_mode"] == "echoes-lsp-page-mode"
     assert run["codes"] == ["EV104", "EV300"]
 

@@ -261,17 +261,14 @@ def test_the_wheel_carries_the_emacs_integration(built_wheel: Tuple[Path, str]) 
     assert shipped == (ROOT / "editors" / "emacs" / "echoes-lsp.el").read_bytes()
 
 
-def test_the_documented_emacs_setup_needs_only_the_installed_package(
-    installed: Path, tmp_path: Path
-) -> None:
-    """`echoes-lsp editor-dir emacs` names the folder inside the clean environment, and the
-    guide's init snippet, with only that environment's `bin` on PATH, serves a vault page."""
-    from tests.emacs.test_setup import snippet_run
-
+def test_editor_dir_emacs_prints_the_installed_folder(installed: Path, tmp_path: Path) -> None:
+    """A pipx user needs no checkout: the folder is inside the clean environment and holds the
+    file the guide's snippet loads (the snippet itself runs in tests/emacs)."""
     exe = str(installed / "bin" / "echoes-lsp")
-    folder = run([exe, "editor-dir", "emacs"], tmp_path).stdout.strip()
-    assert Path(folder).is_relative_to(installed) and Path(folder).name == "emacs", folder
-    report = snippet_run(tmp_path, installed / "bin").ok()
-    assert Path(report["library"]).parent == Path(folder)
-    assert report["major_mode"] == "echoes-lsp-page-mode"
-    assert report["codes"] == ["EV104", "EV300"]
+    done = run([exe, "editor-dir", "emacs"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    folder = Path(done.stdout.strip())
+    assert folder.is_relative_to(installed) and folder.name == "emacs", folder
+    assert (folder / "echoes-lsp.el").read_bytes() == (
+        ROOT / "editors" / "emacs" / "echoes-lsp.el"
+    ).read_bytes()
