@@ -217,6 +217,13 @@ buffer's pending edits as eglot's idle timer would."
     (insert "\n\nSaved by the code action.")
     (driver-code-action "Save through EchoesVault (hash-checked)")
     (driver-put "action_saved" (driver-state page))
+    (driver-step "newer eglot's command path")
+    (goto-char (point-max))
+    (insert "\n\nSaved as newer eglot runs a command.")
+    (eglot-execute (eglot-current-server)
+                   (list :title "Save" :command "echoes.savePage"
+                         :arguments (vector (list :uri (echoes-lsp--uri buffer-file-name)))))
+    (driver-put "execute_saved" (driver-state page))
     (driver-put "save_messages" (driver-messages-matching "^EchoesVault: updated"))
     (driver-step "a page created by the runtime behind the editor")
     (goto-char (point-max))

@@ -66,7 +66,16 @@ def test_the_code_actions_save_also_reverts_the_buffer(saved: EmacsRun) -> None:
     assert "Saved by the code action." in state["disk"]
     assert state["disk"] == state["buffer"]
     assert state["modified"] is False
-    assert saved["save_messages"] == ["EchoesVault: updated session-tokens.md"] * 2
+    assert saved["save_messages"] == ["EchoesVault: updated session-tokens.md"] * 3
+
+
+def test_the_save_command_on_newer_eglots_path_also_reverts_the_buffer(saved: EmacsRun) -> None:
+    """Newer eglot runs a code action's command through `eglot-execute` (eglot 1.9 does not
+    have it): the integration's method is called here as that eglot would call it."""
+    state = saved["execute_saved"]
+    assert "Saved as newer eglot runs a command." in state["disk"]
+    assert state["disk"] == state["buffer"]
+    assert state["modified"] is False
 
 
 def test_a_page_the_runtime_creates_reaches_the_open_buffer(saved: EmacsRun) -> None:
