@@ -9,6 +9,7 @@ driver writes what it observed to a JSON report. The Debian packages are install
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -51,6 +52,7 @@ def install_debian_packages() -> None:
         subprocess.run(install, env=env, capture_output=True, check=False)
 
 
+@functools.cache
 def find_emacs() -> str:
     """Emacs with eglot, installed from Debian (as root) when missing."""
     emacs = shutil.which("emacs")
