@@ -191,6 +191,7 @@ TABLES = [
     ("docs/server.md", "## Settings", False, 2, 1),
     ("docs/contract.md", "### Settings (section `echoes`", False, 2, 1),
     ("docs/editors/vscode.md", "## Settings", False, 1, None),
+    ("docs/editors/emacs.md", "## Settings", False, 1, None),
     ("editors/vscode/README.md", "## Settings", False, 1, None),
     ("editors/nvim/README.md", "### Settings", True, 1, None),
     ("docs/editors/vim.md", "## Settings", True, 1, None),
