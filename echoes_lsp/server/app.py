@@ -27,6 +27,7 @@ from .features import (
     links,
     references,
     rename,
+    structure,
     symbols,
 )
 from .guard import guarded
@@ -48,6 +49,7 @@ FEATURE_MODULES = (
     links,
     references,
     symbols,
+    structure,
     rename,
     actions,
 )

@@ -47,6 +47,8 @@ class ClientSupport:
     __slots__ = (
         "apply_edit",
         "completion_commands",
+        "folding_limit",
+        "folding_lines_only",
         "hover_format",
         "message_requests",
         "name",
@@ -69,6 +71,10 @@ class ClientSupport:
         # The client runs a completion item's `command` after inserting it.
         self.completion_commands = False
         self.watcher_sees_renames = True
+        # Folding ranges: the client folds whole lines only (it ignores columns), and takes at
+        # most this many ranges (None: no limit).
+        self.folding_lines_only = False
+        self.folding_limit: Optional[int] = None
 
     @classmethod
     def of(cls, params: Optional[types.InitializeParams]) -> ClientSupport:
@@ -86,6 +92,10 @@ class ClientSupport:
         support.hover_format = preferred_markup(
             declared(caps, "text_document.hover.content_format")
         )
+        support.folding_lines_only = bool(
+            declared(caps, "text_document.folding_range.line_folding_only")
+        )
+        support.folding_limit = declared(caps, "text_document.folding_range.range_limit")
         support.completion_commands = support.name not in NO_COMPLETION_COMMANDS
         support.watcher_sees_renames = support.name not in WATCHER_MISSES_RENAMES
         return support

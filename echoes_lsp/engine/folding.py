@@ -1,0 +1,306 @@
+"""The foldable blocks of a Markdown file: frontmatter, heading sections, block quotes and
+callouts, fenced code, list items, tables and the entries of a legacy flat daily file.
+
+Headings and fences come from `markdown.scan` and `markdown.fenced_ranges`, the frontmatter from
+the runtime's `parse_frontmatter`; only what nothing else parses (quotes, lists, tables) is read
+here, one pass over the lines. Every range is whole lines, 0-based, and spans two lines at least.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
+
+from ..runtime import echoes_vault as rules
+from .link_targets import outline
+from .markdown import Structure, fenced_ranges
+
+# The kinds LSP defines, as a client folds them by kind (`vim.lsp.foldclose("imports")`).
+IMPORTS = "imports"  # the frontmatter: the declarations a page begins with
+REGION = "region"  # a heading section, a legacy daily entry
+QUOTE = re.compile(r" {0,3}>")
+LIST_MARKERS = frozenset("-*+0123456789")
+LIST_ITEM = re.compile(r"( *)([-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
+TABLE_DELIMITER = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+# A line that can start, continue or end a list item, quote, table or code block.
+EVENT_LINE = re.compile(r"\n(?=[ \t>*+\-_0-9`~\n]|[^\n|]*\||$)")
+THEMATIC_BREAK = re.compile(r" {0,3}([-*_])[ \t]*(\1[ \t]*){2,}$")
+
+
+class Fold(NamedTuple):
+    """Lines `start` to `end` (both included) fold to `start`; `kind` is an LSP kind or None."""
+
+    start: int
+    end: int
+    kind: Optional[str] = None
+
+
+def folds(
+    text: str,
+    structure: Structure,
+    lines: Optional[Sequence[str]] = None,
+    is_page: bool = True,
+    legacy_daily: bool = False,
+) -> List[Fold]:
+    """Every fold of the text, ordered by start line, outer ranges first; no two share both
+    lines (the first kind found is kept)."""
+    if lines is None:
+        lines = text.split("\n")
+    body = 0
+    found: List[Fold] = []
+    if is_page:
+        frontmatter = rules.parse_frontmatter(lines)
+        if frontmatter is not None:
+            body = frontmatter.body_line
+            if frontmatter.close_line is not None:
+                found.append(Fold(frontmatter.open_line, frontmatter.close_line, IMPORTS))
+    sections = _section_folds(structure, lines)
+    found.extend(sections)
+    fences = fence_lines(text, lines, body)
+    found.extend(Fold(start, end) for start, end in fences)
+    found.extend(_block_folds(text, lines, body, fences))
+    if legacy_daily:
+        found.extend(_entry_folds(structure, lines, fences))
+    return unique(found)
+
+
+def unique(found: Iterable[Fold]) -> List[Fold]:
+    """Ranges of two lines or more, each pair of lines once, outer ranges first."""
+    seen: Set[Tuple[int, int]] = set()
+    kept: List[Fold] = []
+    for fold in sorted(found, key=lambda f: (f.start, -f.end)):
+        if fold.end > fold.start and (fold.start, fold.end) not in seen:
+            seen.add((fold.start, fold.end))
+            kept.append(fold)
+    return kept
+
+
+def last_text_line(lines: Sequence[str], start: int, end: int) -> int:
+    """The last line from `end` back to `start` that is not blank (trailing blanks excluded)."""
+    while end > start and not lines[end].strip():
+        end -= 1
+    return end
+
+
+def _section_folds(structure: Structure, lines: Sequence[str]) -> List[Fold]:
+    folds_found: List[Fold] = []
+    pending = outline(structure, len(lines))
+    while pending:
+        section = pending.pop()
+        pending.extend(section.children)
+        start = section.heading.line
+        folds_found.append(Fold(start, last_text_line(lines, start, section.end_line), REGION))
+    return folds_found
+
+
+def fence_lines(text: str, lines: Sequence[str], body: int) -> List[Tuple[int, int]]:
+    """(opening line, closing line) of each fenced code block from line `body` on."""
+    if body >= len(lines):
+        return []
+    begin = line_offset(lines, body)
+    found = fenced_ranges(text[begin:] if begin else text)
+    if not found:
+        return []
+    # The line of an offset is the newlines before it; counted once, in order.
+    spans: List[Tuple[int, int]] = []
+    line, counted = body, begin
+    for start, end in found:
+        start += begin
+        end += begin
+        line += text.count("\n", counted, start)
+        end_line = line + text.count("\n", start, end)
+        spans.append((line, end_line))
+        line, counted = end_line, end
+    return spans
+
+
+class _Blocks:
+    """The list items, quote and table open while the lines are read, and those closed."""
+
+    def __init__(self, lines: Sequence[str], last: int) -> None:
+        self.lines = lines
+        self.items: List[Tuple[int, int]] = []  # (content indent, first line) of open items
+        self.quote = -1  # the first line of the open quote; -1 when none is open
+        self.table = -1
+        self.last = last  # the last line read that is not blank
+        self.found: List[Fold] = []
+
+    def close_items(self, indent: int) -> None:
+        """Close every item that a line indented by `indent` does not continue."""
+        items = self.items
+        while items and indent < items[-1][0]:
+            self.found.append(Fold(items.pop()[1], self.last))
+
+    def end_quote(self) -> None:
+        if self.quote >= 0:
+            self.found.append(Fold(self.quote, self.last))
+            self.quote = -1
+
+    def end_table(self) -> None:
+        if self.table >= 0:
+            self.found.append(Fold(self.table, self.last))
+            self.table = -1
+
+    def plain(self, last: int) -> None:
+        """Lines of plain text up to `last`: no item, quote or table goes on."""
+        self.close_items(0)
+        self.end_quote()
+        self.end_table()
+        self.last = last
+
+    def code(self, line: str, end: int) -> None:
+        """Fenced code up to line `end`: it ends the quote or table before it, and the items
+        it is not indented into."""
+        self.close_items(len(line) - len(line.lstrip(" ")))
+        self.end_quote()
+        self.end_table()
+        self.last = end
+
+    def text(self, line: str, number: int) -> None:
+        """A line that is not blank and may start or continue a block."""
+        indent = len(line) - len(line.lstrip(" "))
+        self.close_items(indent)
+        first = line[indent : indent + 1]
+        if first == ">" and indent < 4:
+            if self.quote < 0:
+                self.quote = number
+        else:
+            self.end_quote()
+        if first in LIST_MARKERS:
+            item = LIST_ITEM.match(line)
+            if item is not None and not THEMATIC_BREAK.match(line):
+                self.items.append((item.end(2) + 1, number))
+        if "|" not in line:
+            self.end_table()
+        elif self.table < 0 and self._delimiter_follows(number):
+            self.table = number
+        self.last = number
+
+    def _delimiter_follows(self, number: int) -> bool:
+        following = self.lines[number + 1] if number + 1 < len(self.lines) else ""
+        return "-" in following and TABLE_DELIMITER.match(following) is not None
+
+
+def _block_folds(
+    text: str, lines: Sequence[str], body: int, fences: Sequence[Tuple[int, int]]
+) -> List[Fold]:
+    """Block quotes and callouts, list items and tables. Only the lines that can start,
+    continue or end one are read one by one (`event_lines`); a run of plain text lines between
+    them ends every open block at once."""
+    blocks = _Blocks(lines, body - 1)
+    code = {start: end for start, end in fences}
+    previous = body - 1
+    for number in event_lines(text, lines, body):
+        if number <= previous:  # inside fenced code
+            continue
+        if number > previous + 1:
+            blocks.plain(number - 1)
+        if number >= len(lines):
+            break
+        line = lines[number]
+        if number in code:
+            blocks.code(line, code[number])
+            previous = code[number]
+            continue
+        previous = number
+        if line.strip():
+            blocks.text(line, number)
+        else:
+            blocks.end_quote()
+            blocks.end_table()
+    blocks.close_items(-1)
+    blocks.end_quote()
+    blocks.end_table()
+    return blocks.found
+
+
+def event_lines(text: str, lines: Sequence[str], body: int) -> Iterator[int]:
+    """The numbers of the lines from `body` on that are blank, begin with a blank or a block
+    marker, or hold a `|`, then the line count. Found by one regular expression search, so a
+    page of plain text lines costs no Python step per line."""
+    if body >= len(lines):
+        yield len(lines)
+        return
+    begin = line_offset(lines, body)
+    source = "\n" + text  # the newline before each line stands at the line's own offset
+    line, counted = body, begin
+    for match in EVENT_LINE.finditer(source, begin):
+        offset = match.start()
+        line += text.count("\n", counted, offset)
+        counted = offset
+        yield line
+    yield len(lines)
+
+
+def line_offset(lines: Sequence[str], number: int) -> int:
+    """Where line `number` begins in the text the lines were split from."""
+    return sum(len(line) + 1 for line in lines[:number])
+
+
+def _fenced_interior(fences: Sequence[Tuple[int, int]]) -> Set[int]:
+    """The lines of fenced code, fences included (no block starts or ends in them)."""
+    inside: Set[int] = set()
+    for start, end in fences:
+        inside.update(range(start, end + 1))
+    return inside
+
+
+def _entry_folds(
+    structure: Structure, lines: Sequence[str], fences: Sequence[Tuple[int, int]]
+) -> List[Fold]:
+    """The entries of a legacy flat daily file, which agents appended one after another: each
+    begins at a heading of the entry level (the highest level but a lone title's) or after a
+    thematic break, and runs until the next one."""
+    inside = _fenced_interior(fences)
+    level = _entry_level(structure)
+    headings = [h.line for h in structure.headings if h.level == level]
+    breaks = [
+        n
+        for n, line in enumerate(lines)
+        if n not in inside and THEMATIC_BREAK.match(line) and _after_blank(lines, n)
+    ]
+    cuts = sorted(set(headings) | set(breaks))
+    found: List[Fold] = []
+    for start in sorted(set(headings) | {_next_text(lines, n + 1) for n in breaks}):
+        following = bisect_right(cuts, start)
+        end = cuts[following] - 1 if following < len(cuts) else len(lines) - 1
+        if start < len(lines):
+            found.append(Fold(start, last_text_line(lines, start, end), REGION))
+    return found
+
+
+def _next_text(lines: Sequence[str], number: int) -> int:
+    while number < len(lines) and not lines[number].strip():
+        number += 1
+    return number
+
+
+def _entry_level(structure: Structure) -> int:
+    levels = [h.level for h in structure.headings]
+    if not levels:
+        return 0
+    top = min(levels)
+    if levels.count(top) == 1 and len(set(levels)) > 1:
+        return min(level for level in levels if level > top)
+    return top
+
+
+def _after_blank(lines: Sequence[str], number: int) -> bool:
+    """A `---` after a paragraph line underlines a heading; after a blank, it is a break."""
+    return number == 0 or not lines[number - 1].strip()
+
+
+def within_limit(found: Sequence[Fold], limit: Optional[int]) -> List[Fold]:
+    """At most `limit` folds: the outermost first (a client's `rangeLimit`), in line order."""
+    if limit is None or len(found) <= limit:
+        return list(found)
+    depth: List[int] = []
+    stack: List[Fold] = []
+    for fold in found:
+        while stack and stack[-1].end < fold.start:
+            stack.pop()
+        depth.append(len(stack))
+        stack.append(fold)
+    order = sorted(range(len(found)), key=lambda i: (depth[i], i))[: max(0, limit)]
+    return [found[i] for i in sorted(order)]
