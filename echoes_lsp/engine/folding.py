@@ -66,13 +66,21 @@ def folds(
 
 
 def unique(found: Iterable[Fold]) -> List[Fold]:
-    """Ranges of two lines or more, each pair of lines once, outer ranges first."""
+    """Ranges of two lines or more, each pair of lines once, outer ranges first, nested: a range
+    that begins inside another and ends after it (a table row that is also a heading) is cut
+    at the end of the other, so that editors, which drop crossing ranges, keep them all."""
     seen: Set[Tuple[int, int]] = set()
     kept: List[Fold] = []
+    around: List[Fold] = []
     for fold in sorted(found, key=lambda f: (f.start, -f.end)):
+        while around and around[-1].end < fold.start:
+            around.pop()
+        if around and fold.end > around[-1].end:
+            fold = fold._replace(end=around[-1].end)
         if fold.end > fold.start and (fold.start, fold.end) not in seen:
             seen.add((fold.start, fold.end))
             kept.append(fold)
+            around.append(fold)
     return kept
 
 
@@ -171,7 +179,7 @@ class _Blocks:
             item = LIST_ITEM.match(line)
             if item is not None and not THEMATIC_BREAK.match(line):
                 self.items.append((item.end(2) + 1, number))
-        if "|" not in line:
+        if "|" not in line or first == ">" or first == "#":
             self.end_table()
         elif self.table < 0 and self._delimiter_follows(number):
             self.table = number
@@ -250,19 +258,22 @@ def _entry_folds(
     structure: Structure, lines: Sequence[str], fences: Sequence[Tuple[int, int]]
 ) -> List[Fold]:
     """The entries of a legacy flat daily file, which agents appended one after another: each
-    begins at a heading of the entry level (the highest level but a lone title's) or after a
-    thematic break, and runs until the next one."""
+    begins at a heading of the entry level (the highest but a lone title's), after a thematic
+    break or after the title, and runs until the next one begins."""
     inside = _fenced_interior(fences)
-    level = _entry_level(structure)
+    title, level = _title_and_entry_level(structure)
     headings = [h.line for h in structure.headings if h.level == level]
-    breaks = [
+    breaks = {
         n
         for n, line in enumerate(lines)
         if n not in inside and THEMATIC_BREAK.match(line) and _after_blank(lines, n)
-    ]
-    cuts = sorted(set(headings) | set(breaks))
+    }
+    cuts = sorted(set(headings) | breaks | ({title} if title is not None else set()))
+    starts = set(headings) | {_next_text(lines, n + 1) for n in breaks}
+    if title is not None:
+        starts.add(_next_text(lines, title + 1))
     found: List[Fold] = []
-    for start in sorted(set(headings) | {_next_text(lines, n + 1) for n in breaks}):
+    for start in sorted(starts - breaks):
         following = bisect_right(cuts, start)
         end = cuts[following] - 1 if following < len(cuts) else len(lines) - 1
         if start < len(lines):
@@ -276,14 +287,15 @@ def _next_text(lines: Sequence[str], number: int) -> int:
     return number
 
 
-def _entry_level(structure: Structure) -> int:
+def _title_and_entry_level(structure: Structure) -> Tuple[Optional[int], int]:
+    """The line of a lone level-1 heading (the file's title), and the level of the headings
+    that begin entries (0: none do)."""
     levels = [h.level for h in structure.headings]
-    if not levels:
-        return 0
-    top = min(levels)
-    if levels.count(top) == 1 and len(set(levels)) > 1:
-        return min(level for level in levels if level > top)
-    return top
+    if levels.count(1) == 1:
+        title = next(h.line for h in structure.headings if h.level == 1)
+        rest = [level for level in levels if level > 1]
+        return title, min(rest, default=0)
+    return None, min(levels, default=0)
 
 
 def _after_blank(lines: Sequence[str], number: int) -> bool:
