@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
+from itertools import accumulate, repeat
+from typing import Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..runtime import echoes_vault as rules
 from .link_targets import outline
@@ -42,9 +43,11 @@ def folds(
     lines: Optional[Sequence[str]] = None,
     is_page: bool = True,
     legacy_daily: bool = False,
+    around: Optional[int] = None,
 ) -> List[Fold]:
     """Every fold of the text, ordered by start line, outer ranges first; no two share both
-    lines (the first kind found is kept)."""
+    lines (the first kind found is kept). With `around`, a line, only the blocks of the
+    heading section that holds it are looked for (no block crosses a heading)."""
     if lines is None:
         lines = text.split("\n")
     body = 0
@@ -58,11 +61,25 @@ def folds(
     sections = _section_folds(structure, lines)
     found.extend(sections)
     fences = fence_lines(text, lines, body)
-    found.extend(Fold(start, end) for start, end in fences)
-    found.extend(_block_folds(text, lines, body, fences))
+    start, stop = body, len(lines)
+    if around is not None:
+        start, stop = _between_headings(structure, around, start, stop)
+        fences = [fence for fence in fences if start <= fence[0] < stop]
+    found.extend(Fold(first, last) for first, last in fences)
+    found.extend(_block_folds(text, lines, (start, stop), fences))
     if legacy_daily:
         found.extend(_entry_folds(structure, lines, fences))
     return unique(found)
+
+
+def _between_headings(structure: Structure, line: int, start: int, stop: int) -> Tuple[int, int]:
+    """The lines from the heading at or before `line` to the next heading (within start, stop)."""
+    for heading in structure.headings:
+        if heading.line <= line:
+            start = max(start, heading.line)
+        else:
+            return start, min(stop, heading.line)
+    return start, stop
 
 
 def unique(found: Iterable[Fold]) -> List[Fold]:
@@ -191,20 +208,21 @@ class _Blocks:
 
 
 def _block_folds(
-    text: str, lines: Sequence[str], body: int, fences: Sequence[Tuple[int, int]]
+    text: str, lines: Sequence[str], span: Tuple[int, int], fences: Sequence[Tuple[int, int]]
 ) -> List[Fold]:
     """Block quotes and callouts, list items and tables. Only the lines that can start,
     continue or end one are read one by one (`event_lines`); a run of plain text lines between
     them ends every open block at once."""
+    body, stop = span
     blocks = _Blocks(lines, body - 1)
     code = {start: end for start, end in fences}
     previous = body - 1
-    for number in event_lines(text, lines, body):
+    for number in event_lines(text, lines, body, stop):
         if number <= previous:  # inside fenced code
             continue
         if number > previous + 1:
             blocks.plain(number - 1)
-        if number >= len(lines):
+        if number >= stop:
             break
         line = lines[number]
         if number in code:
@@ -223,22 +241,19 @@ def _block_folds(
     return blocks.found
 
 
-def event_lines(text: str, lines: Sequence[str], body: int) -> Iterator[int]:
-    """The numbers of the lines from `body` on that are blank, begin with a blank or a block
-    marker, or hold a `|`, then the line count. Found by one regular expression search, so a
-    page of plain text lines costs no Python step per line."""
-    if body >= len(lines):
-        yield len(lines)
-        return
+def event_lines(text: str, lines: Sequence[str], body: int, stop: int) -> List[int]:
+    """The numbers of the lines from `body` to before `stop` that are blank, begin with a blank
+    or a block marker, or hold a `|` (and maybe the line before `stop`), then `stop`. Found by one regular expression search and
+    counted in C-speed steps, so a page of plain text lines costs no Python step per line."""
+    if body >= stop:
+        return [stop]
     begin = line_offset(lines, body)
+    end = begin + line_offset(lines[body:stop], stop - body)
     source = "\n" + text  # the newline before each line stands at the line's own offset
-    line, counted = body, begin
-    for match in EVENT_LINE.finditer(source, begin):
-        offset = match.start()
-        line += text.count("\n", counted, offset)
-        counted = offset
-        yield line
-    yield len(lines)
+    offsets = [match.start() for match in EVENT_LINE.finditer(source, begin, end)]
+    # the newlines between one event line and the next, added up from `body`
+    steps = map(text.count, repeat("\n"), [begin, *offsets], offsets)
+    return [*accumulate(steps, initial=body)][1:] + [stop]
 
 
 def line_offset(lines: Sequence[str], number: int) -> int:

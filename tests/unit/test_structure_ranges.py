@@ -173,7 +173,9 @@ def test_reading_only_the_event_lines_finds_what_reading_every_line_finds(
     text = "\n".join(lines)
     split = text.split("\n")
     fences = folding.fence_lines(text, split, 0)
-    assert sorted(folding._block_folds(text, split, 0, fences)) == per_line_blocks(split, 0, fences)
+    assert sorted(folding._block_folds(text, split, (0, len(split)), fences)) == per_line_blocks(
+        split, 0, fences
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -257,6 +259,9 @@ def test_every_span_holds_the_one_before(lines: List[str], data: st.DataObject) 
     column = data.draw(st.integers(0, len(split[line])))
     structure = scan(text)
     chain = selection_spans(split, structure, folds(text, structure, split), line, column)
+    # the blocks of the cursor's section alone give the same chain
+    local = folds(text, structure, split, around=line)
+    assert selection_spans(split, structure, local, line, column) == chain
     assert chain[-1] == Span(0, 0, len(split) - 1, len(split[-1]))
     assert chain[0].line <= line <= chain[0].end_line
     for inner, outer in zip(chain, chain[1:]):

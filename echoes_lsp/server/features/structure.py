@@ -24,9 +24,11 @@ FOLD_KINDS = {
 }
 
 
-def document_folds(document: VaultDocument) -> List[Fold]:
+def document_folds(document: VaultDocument, around: Optional[int] = None) -> List[Fold]:
     legacy = document.entry is not None and document.entry.kind == LEGACY_DAILY
-    return folds(document.text, document.structure, document.lines, document.is_page, legacy)
+    return folds(
+        document.text, document.structure, document.lines, document.is_page, legacy, around
+    )
 
 
 def folding_ranges(
@@ -61,7 +63,6 @@ def selection_ranges(
     document = load_document(ls, params.text_document.uri)
     if document is None:
         return None
-    found = document_folds(document)
     frontmatter = _frontmatter(document)
     answers: List[types.SelectionRange] = []
     for position in params.positions:
@@ -69,8 +70,9 @@ def selection_ranges(
         if where is None:  # past the text: the position itself, as the client asked
             answers.append(types.SelectionRange(range=types.Range(start=position, end=position)))
             continue
+        around = document_folds(document, where[0])
         spans = selection_spans(
-            document.lines, document.structure, found, where[0], where[1], frontmatter
+            document.lines, document.structure, around, where[0], where[1], frontmatter
         )
         parent: Optional[types.SelectionRange] = None
         for span in reversed(spans):
