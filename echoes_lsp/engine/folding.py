@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from itertools import accumulate, repeat
+from operator import itemgetter
 from typing import Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..runtime import echoes_vault as rules
@@ -26,6 +27,8 @@ LIST_ITEM = re.compile(r"( *)([-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 TABLE_DELIMITER = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 # A line that can start, continue or end a list item, quote, table or code block.
 EVENT_LINE = re.compile(r"\n(?=[ \t>*+\-_0-9`~\n]|[^\n|]*\||$)")
+# The same for a text without a `|`: no line of it is looked through for one.
+EVENT_LINE_NO_BAR = re.compile(r"\n(?=[ \t>*+\-_0-9`~\n]|$)")
 THEMATIC_BREAK = re.compile(r" {0,3}([-*_])[ \t]*(\1[ \t]*){2,}$")
 
 
@@ -89,7 +92,9 @@ def unique(found: Iterable[Fold]) -> List[Fold]:
     seen: Set[Tuple[int, int]] = set()
     kept: List[Fold] = []
     around: List[Fold] = []
-    for fold in sorted(found, key=lambda f: (f.start, -f.end)):
+    ordered = sorted(found, key=itemgetter(1), reverse=True)  # two stable sorts: start,
+    ordered.sort(key=itemgetter(0))  # then the longest first, with no key function per fold
+    for fold in ordered:
         while around and around[-1].end < fold.start:
             around.pop()
         if around and fold.end > around[-1].end:
@@ -248,9 +253,10 @@ def event_lines(text: str, lines: Sequence[str], body: int, stop: int) -> List[i
     if body >= stop:
         return [stop]
     begin = line_offset(lines, body)
-    end = begin + line_offset(lines[body:stop], stop - body)
+    end = len(text) if stop >= len(lines) else begin + line_offset(lines[body:stop], stop - body)
     source = "\n" + text  # the newline before each line stands at the line's own offset
-    offsets = [match.start() for match in EVENT_LINE.finditer(source, begin, end)]
+    pattern = EVENT_LINE if "|" in text else EVENT_LINE_NO_BAR
+    offsets = [match.start() for match in pattern.finditer(source, begin, end)]
     # the newlines between one event line and the next, added up from `body`
     steps = map(text.count, repeat("\n"), [begin, *offsets], offsets)
     return [*accumulate(steps, initial=body)][1:] + [stop]
