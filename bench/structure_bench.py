@@ -1,13 +1,15 @@
 """Structure requests benchmark: folding ranges, selection ranges and document highlights on a
 long page, and on two pathological ones.
 
-A real LSP client drives `echoes-lsp serve` over stdio. It opens a 5,000-line page (headings,
+A minimal JSON-RPC client (`navigation_bench.Client`) drives `echoes-lsp serve` over stdio and
+times each request until its JSON answer is decoded. It opens a 5,000-line page (headings,
 lists, callouts, tables, code and links every few lines), then, many times over, edits one line,
 waits for the page's diagnostics (so the model holds the edit) and sends each request once.
 Then it opens a page of 200,000 links and a page whose one line is 1 MB long, and times each
 request there too: the handlers run on the event loop, so that time is how long every other
-request waits. Prints p50 and p95 per request, in milliseconds of wall-clock time at the client.
-Not a test: it never fails on timing.
+request waits. Prints p50 and p95 per request, in milliseconds of wall-clock time,
+then the CPU time of the pure functions behind each request on the same pages, in this process
+(what the server spends, whatever else the machine runs). Not a test: it never fails on timing.
 """
 
 from __future__ import annotations
@@ -20,12 +22,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import navigation_bench
 
-SERVER = [sys.executable, "-m", "echoes_lsp", "serve"]
 HEAD = "---\ntype: note\nstack: []\nstatus: active\nsummary: A long page.\n---\n\n# Long page\n"
 SMALL = "---\ntype: note\nstack: []\nstatus: active\nsummary: Tokens.\n---\n\n# Auth\n## Tokens\n"
 
@@ -48,6 +49,21 @@ def long_page(lines: int) -> str:
     return "\n".join(out[:lines]) + "\n"
 
 
+def prose_page(lines: int) -> str:
+    """A page of `lines` lines, mostly paragraphs: a section of prose, a short list and a
+    callout, repeated."""
+    out = HEAD.rstrip("\n").split("\n")
+    part = 0
+    sentence = "The service checks [[auth#Tokens|tokens]] before it reads the session store,"
+    while len(out) < lines:
+        part += 1
+        out += [f"## Part {part}", "", f"About [[page-{part % 50}]] and [[auth]]."]
+        for _paragraph in range(3):
+            out += [sentence] * 5 + [""]
+        out += ["- one [[auth]]", "- two", "- three", "", "> [!note] A callout", "> body", ""]
+    return "\n".join(out[:lines]) + "\n"
+
+
 def many_links(links: int) -> str:
     return HEAD + "".join(f"See [[missing-{n}]].\n" for n in range(links))
 
@@ -61,113 +77,68 @@ def percentile(samples: List[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
-def capabilities() -> types.ClientCapabilities:
-    """What VS Code declares for these requests."""
-    return types.ClientCapabilities(
-        text_document=types.TextDocumentClientCapabilities(
-            folding_range=types.FoldingRangeClientCapabilities(
-                range_limit=5000, line_folding_only=True
-            ),
-            selection_range=types.SelectionRangeClientCapabilities(),
-            document_highlight=types.DocumentHighlightClientCapabilities(),
-        )
-    )
+CAPABILITIES: Dict[str, Any] = {
+    # What VS Code declares for these requests.
+    "general": {"positionEncodings": ["utf-16"]},
+    "textDocument": {
+        "foldingRange": {"rangeLimit": 5000, "lineFoldingOnly": True},
+        "selectionRange": {},
+        "documentHighlight": {},
+    },
+}
 
 
-class Bench:
-    def __init__(self, workspace: Path) -> None:
-        self.workspace = workspace
-        self.client = LanguageClient("echoes-structure-bench", "1")
+class Client(navigation_bench.Client):
+    """The minimal JSON-RPC client of `navigation_bench`, which also sees diagnostics arrive."""
+
+    def __init__(self) -> None:
+        super().__init__()
         self.published: Dict[str, asyncio.Event] = {}
 
-        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        def published(params: types.PublishDiagnosticsParams) -> None:
-            event = self.published.get(params.uri)
+    def notified(self, method: Optional[str], params: Any) -> None:
+        if method == "textDocument/publishDiagnostics":
+            event = self.published.get(params["uri"])
             if event is not None:
                 event.set()
-
-        @self.client.feature(types.PROGRESS)
-        @self.client.feature(types.WINDOW_LOG_MESSAGE)
-        @self.client.feature("echoes/statusChanged")
-        def ignored(params: Any) -> None:
-            return None
-
-    async def start(self) -> None:
-        await self.client.start_io(*SERVER)
-        await self.client.initialize_async(
-            types.InitializeParams(
-                capabilities=capabilities(),
-                root_uri=self.workspace.as_uri(),
-                initialization_options={"diagnostics": {"debounce": 0}},
-            )
-        )
-        self.client.initialized(types.InitializedParams())
+        super().notified(method, params)
 
     async def open(self, uri: str, text: str) -> None:
         event = self.published[uri] = asyncio.Event()
-        self.client.text_document_did_open(
-            types.DidOpenTextDocumentParams(
-                text_document=types.TextDocumentItem(
-                    uri=uri, language_id="markdown", version=1, text=text
-                )
-            )
+        self.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}},
         )
         await asyncio.wait_for(event.wait(), 600)
 
     async def edit(self, uri: str, version: int, line: int) -> None:
-        """Insert or delete (every other time) one letter at the start of `line`."""
+        """Insert or delete (every other time) one letter at the start of `line`, and wait for
+        the page's diagnostics: the model then holds the edit."""
         event = self.published[uri] = asyncio.Event()
         end = 0 if version % 2 == 0 else 1
-        self.client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(
-                            start=types.Position(line=line, character=0),
-                            end=types.Position(line=line, character=end),
-                        ),
-                        text="X" if end == 0 else "",
-                    )
-                ],
-            )
+        span = {"start": {"line": line, "character": 0}, "end": {"line": line, "character": end}}
+        self.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": span, "text": "X" if end == 0 else ""}],
+            },
         )
         await asyncio.wait_for(event.wait(), 600)
 
-    def requests(
-        self, uri: str, position: types.Position
-    ) -> List[Tuple[str, Callable[[], Awaitable[Any]]]]:
-        document = types.TextDocumentIdentifier(uri=uri)
-        return [
-            (
-                "foldingRange",
-                lambda: self.client.text_document_folding_range_async(
-                    types.FoldingRangeParams(text_document=document)
-                ),
-            ),
-            (
-                "selectionRange",
-                lambda: self.client.text_document_selection_range_async(
-                    types.SelectionRangeParams(text_document=document, positions=[position])
-                ),
-            ),
-            (
-                "documentHighlight",
-                lambda: self.client.text_document_document_highlight_async(
-                    types.DocumentHighlightParams(text_document=document, position=position)
-                ),
-            ),
-        ]
-
-    async def timed(self, request: Callable[[], Awaitable[Any]]) -> float:
-        start = time.perf_counter()
-        await request()
-        return (time.perf_counter() - start) * 1000
-
-    async def stop(self) -> None:
-        await asyncio.wait_for(self.client.shutdown_async(None), 60)
-        self.client.exit(None)
-        await self.client.stop()
+    async def each_request(
+        self, uri: str, line: int, character: int, into: Dict[str, list]
+    ) -> None:
+        """Send each request once and add its time (ms) to `into`."""
+        document = {"uri": uri}
+        position = {"line": line, "character": character}
+        for method, params in (
+            ("textDocument/foldingRange", {"textDocument": document}),
+            ("textDocument/selectionRange", {"textDocument": document, "positions": [position]}),
+            ("textDocument/documentHighlight", {"textDocument": document, "position": position}),
+        ):
+            await navigation_bench.timed(
+                into.setdefault(method.split("/")[1], []), self, method, params
+            )
 
 
 def report(title: str, samples: Dict[str, List[float]]) -> None:
@@ -182,28 +153,41 @@ def report(title: str, samples: Dict[str, List[float]]) -> None:
 
 
 async def run(lines: int, rounds: int, links: int, line_size: int) -> None:
+    navigation_bench.CAPABILITIES.clear()
+    navigation_bench.CAPABILITIES.update(CAPABILITIES)
     root = Path(tempfile.mkdtemp(prefix="echoes-structure-"))
     try:
         pages = root / "EchoesVault" / "pages"
         pages.mkdir(parents=True)
         (pages / "auth.md").write_text(SMALL, encoding="utf-8")
-        bench = Bench(root)
-        await bench.start()
+        client = Client()
+        await client.start(root)
         long_uri = (pages / "long.md").as_uri()
         text = long_page(lines)
-        await bench.open(long_uri, text)
+        await client.open(long_uri, text)
         # on the first link of the part in the middle: `About [[page-n]]`
         split = text.split("\n")
         middle = next(n for n in range(lines // 2, lines) if split[n].startswith("About [["))
-        position = types.Position(line=middle, character=10)
         samples: Dict[str, List[float]] = {}
         for version in range(2, rounds + 2):
-            await bench.edit(long_uri, version, middle + 1)
-            for name, request in bench.requests(long_uri, position):
-                samples.setdefault(name, []).append(await bench.timed(request))
-        report(f"A page of {lines:,} lines, after each of {rounds} edits", samples)
-        for title, uri, text, where in (
-            (f"A page of {links:,} links", "links.md", many_links(links), (links // 2, 6)),
+            await client.edit(long_uri, version, middle + 1)
+            await client.each_request(long_uri, middle, 10, samples)
+        report(
+            f"A page of {lines:,} lines, a block every few lines, after each of {rounds} edits",
+            samples,
+        )
+        prose_uri = (pages / "prose.md").as_uri()
+        text = prose_page(lines)
+        await client.open(prose_uri, text)
+        samples = {}
+        for version in range(2, rounds + 2):
+            await client.edit(prose_uri, version, middle + 1)
+            await client.each_request(prose_uri, middle, 10, samples)
+        report(
+            f"A page of {lines:,} lines, mostly paragraphs, after each of {rounds} edits", samples
+        )
+        for title, name, page, (line, character) in (
+            (f"A page of {links:,} links", "links.md", many_links(links), (links // 2 + 8, 6)),
             (
                 f"A page with a line of {line_size:,} characters",
                 "line.md",
@@ -211,17 +195,56 @@ async def run(lines: int, rounds: int, links: int, line_size: int) -> None:
                 (9, line_size // 2),
             ),
         ):
-            page_uri = (pages / uri).as_uri()
-            await bench.open(page_uri, text)
-            at = types.Position(line=where[0], character=where[1])
+            page_uri = (pages / name).as_uri()
+            await client.open(page_uri, page)
             extreme: Dict[str, List[float]] = {}
             for _round in range(5):
-                for name, request in bench.requests(page_uri, at):
-                    extreme.setdefault(name, []).append(await bench.timed(request))
+                await client.each_request(page_uri, line, character, extreme)
             report(title, extreme)
-        await bench.stop()
+        await client.stop()
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def engine_samples(text: str, where: Tuple[int, int], rounds: int) -> Dict[str, List[float]]:
+    """CPU time (ms) of the engine's functions behind each request, at `where` in `text`."""
+    from echoes_lsp.engine.folding import folds
+    from echoes_lsp.engine.highlights import highlights
+    from echoes_lsp.engine.link_targets import text_structure
+    from echoes_lsp.engine.selection import selection_spans
+    from echoes_lsp.runtime import echoes_vault as rules
+
+    split = text.split("\n")
+    line, column = where
+    structure = text_structure(text, True)
+    frontmatter = rules.parse_frontmatter(split)
+    measures: Dict[str, Callable[[], Any]] = {
+        "foldingRange": lambda: folds(text, structure, split),
+        "selectionRange": lambda: selection_spans(
+            split, structure, folds(text, structure, split, around=line), line, column, frontmatter
+        ),
+        "documentHighlight": lambda: highlights(None, structure, line, column),
+    }
+    samples: Dict[str, List[float]] = {}
+    for name, measure in measures.items():
+        for _round in range(rounds):
+            start = time.process_time()
+            measure()
+            samples.setdefault(name, []).append((time.process_time() - start) * 1000)
+    return samples
+
+
+def engine_times(lines: int, links: int, line_size: int, rounds: int) -> None:
+    text = long_page(lines)
+    split = text.split("\n")
+    middle = next(n for n in range(lines // 2, lines) if split[n].startswith("About [["))
+    for title, page, where in (
+        (f"{lines:,} lines, a block every few lines", text, (middle, 10)),
+        (f"{lines:,} lines, mostly paragraphs", prose_page(lines), (middle, 10)),
+        (f"{links:,} links", many_links(links), (links // 2 + 8, 6)),
+        (f"a line of {line_size:,} characters", long_line(line_size), (9, line_size // 2)),
+    ):
+        report(f"CPU time of the engine: a page of {title}", engine_samples(page, where, rounds))
 
 
 def main(argv: Optional[List[Any]] = None) -> None:
@@ -232,6 +255,7 @@ def main(argv: Optional[List[Any]] = None) -> None:
     parser.add_argument("--line-size", type=int, default=1_000_000, help="the long line's size")
     args = parser.parse_args(argv)
     asyncio.run(run(args.lines, args.rounds, args.links, args.line_size))
+    engine_times(args.lines, args.links, args.line_size, args.rounds)
 
 
 if __name__ == "__main__":

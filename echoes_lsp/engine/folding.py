@@ -190,19 +190,21 @@ class _Blocks:
     def text(self, line: str, number: int) -> None:
         """A line that is not blank and may start or continue a block."""
         indent = len(line) - len(line.lstrip(" "))
-        self.close_items(indent)
+        if self.items and indent < self.items[-1][0]:
+            self.close_items(indent)
         first = line[indent : indent + 1]
         if first == ">" and indent < 4:
             if self.quote < 0:
                 self.quote = number
-        else:
+        elif self.quote >= 0:
             self.end_quote()
         if first in LIST_MARKERS:
             item = LIST_ITEM.match(line)
             if item is not None and not THEMATIC_BREAK.match(line):
                 self.items.append((item.end(2) + 1, number))
         if "|" not in line or first == ">" or first == "#":
-            self.end_table()
+            if self.table >= 0:
+                self.end_table()
         elif self.table < 0 and self._delimiter_follows(number):
             self.table = number
         self.last = number
@@ -235,9 +237,9 @@ def _block_folds(
             previous = code[number]
             continue
         previous = number
-        if line.strip():
+        if line and not line.isspace():
             blocks.text(line, number)
-        else:
+        elif blocks.quote >= 0 or blocks.table >= 0:
             blocks.end_quote()
             blocks.end_table()
     blocks.close_items(-1)
