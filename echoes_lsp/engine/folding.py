@@ -26,9 +26,7 @@ LIST_MARKERS = frozenset("-*+0123456789")
 LIST_ITEM = re.compile(r"( *)([-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 TABLE_DELIMITER = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 # A line that can start, continue or end a list item, quote, table or code block.
-EVENT_LINE = re.compile(r"\n(?=[ \t>*+\-_0-9`~\n]|[^\n|]*\||$)")
-# The same for a text without a `|`: no line of it is looked through for one.
-EVENT_LINE_NO_BAR = re.compile(r"\n(?=[ \t>*+\-_0-9`~\n]|$)")
+EVENT_LINE = re.compile(r"\n(?=[ \t>*+\-_0-9`~|:\n]|$)")
 THEMATIC_BREAK = re.compile(r" {0,3}([-*_])[ \t]*(\1[ \t]*){2,}$")
 
 
@@ -152,7 +150,6 @@ class _Blocks:
         self.lines = lines
         self.items: List[Tuple[int, int]] = []  # (content indent, first line) of open items
         self.quote = -1  # the first line of the open quote; -1 when none is open
-        self.table = -1
         self.last = last  # the last line read that is not blank
         self.found: List[Fold] = []
 
@@ -167,16 +164,16 @@ class _Blocks:
             self.found.append(Fold(self.quote, self.last))
             self.quote = -1
 
-    def end_table(self) -> None:
-        if self.table >= 0:
-            self.found.append(Fold(self.table, self.last))
-            self.table = -1
+    def table(self, header: int, end: int) -> None:
+        """A table from its header row to line `end`: it ends the quote before it."""
+        self.end_quote()
+        self.found.append(Fold(header, end))
+        self.last = end
 
     def plain(self, last: int) -> None:
         """Lines of plain text up to `last`: no item, quote or table goes on."""
         self.close_items(0)
         self.end_quote()
-        self.end_table()
         self.last = last
 
     def code(self, line: str, end: int) -> None:
@@ -184,7 +181,6 @@ class _Blocks:
         it is not indented into."""
         self.close_items(len(line) - len(line.lstrip(" ")))
         self.end_quote()
-        self.end_table()
         self.last = end
 
     def text(self, line: str, number: int) -> None:
@@ -202,16 +198,26 @@ class _Blocks:
             item = LIST_ITEM.match(line)
             if item is not None and not THEMATIC_BREAK.match(line):
                 self.items.append((item.end(2) + 1, number))
-        if "|" not in line or first == ">" or first == "#":
-            if self.table >= 0:
-                self.end_table()
-        elif self.table < 0 and self._delimiter_follows(number):
-            self.table = number
         self.last = number
 
-    def _delimiter_follows(self, number: int) -> bool:
-        following = self.lines[number + 1] if number + 1 < len(self.lines) else ""
-        return "-" in following and TABLE_DELIMITER.match(following) is not None
+
+def table_end(lines: Sequence[str], number: int, body: int, stop: int) -> int:
+    """When line `number` is the delimiter row of a table (`|---|---|` under a header row that
+    holds a `|`), the table's last row: rows go on while they hold a `|` and start no quote or
+    heading. Else -1. Only the delimiter row, which begins with a blank, `|`, `:` or `-`, needs
+    to be found among the lines: the header is the line above it."""
+    line = lines[number]
+    if number <= body or "-" not in line or TABLE_DELIMITER.match(line) is None:
+        return -1
+    if "|" not in line or "|" not in lines[number - 1]:
+        return -1
+    end = number
+    while end + 1 < stop and "|" in lines[end + 1]:
+        first = lines[end + 1].lstrip(" ")[:1]
+        if first in (">", "#"):
+            break
+        end += 1
+    return end
 
 
 def _block_folds(
@@ -237,28 +243,31 @@ def _block_folds(
             previous = code[number]
             continue
         previous = number
-        if line and not line.isspace():
-            blocks.text(line, number)
-        elif blocks.quote >= 0 or blocks.table >= 0:
+        if not line or line.isspace():
             blocks.end_quote()
-            blocks.end_table()
+            continue
+        end = table_end(lines, number, body, stop)
+        if end >= 0:
+            blocks.table(number - 1, end)
+            previous = end
+        else:
+            blocks.text(line, number)
     blocks.close_items(-1)
     blocks.end_quote()
-    blocks.end_table()
     return blocks.found
 
 
 def event_lines(text: str, lines: Sequence[str], body: int, stop: int) -> List[int]:
-    """The numbers of the lines from `body` to before `stop` that are blank, begin with a blank
-    or a block marker, or hold a `|` (and maybe the line before `stop`), then `stop`. Found by one regular expression search and
-    counted in C-speed steps, so a page of plain text lines costs no Python step per line."""
+    """The numbers of the lines from `body` to before `stop` that are blank or begin with a
+    blank or a block marker (and maybe the line before `stop`), then `stop`. Found by one
+    regular expression search and counted in C-speed steps, so a page of plain text lines costs
+    no Python step per line."""
     if body >= stop:
         return [stop]
     begin = line_offset(lines, body)
     end = len(text) if stop >= len(lines) else begin + line_offset(lines[body:stop], stop - body)
     source = "\n" + text  # the newline before each line stands at the line's own offset
-    pattern = EVENT_LINE if "|" in text else EVENT_LINE_NO_BAR
-    offsets = [match.start() for match in pattern.finditer(source, begin, end)]
+    offsets = [match.start() for match in EVENT_LINE.finditer(source, begin, end)]
     # the newlines between one event line and the next, added up from `body`
     steps = map(text.count, repeat("\n"), [begin, *offsets], offsets)
     return [*accumulate(steps, initial=body)][1:] + [stop]

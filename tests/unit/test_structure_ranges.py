@@ -132,6 +132,8 @@ LINES = st.sampled_from(
         "| a | b |",
         "|---|---|",
         "x | y",
+        "---|---",
+        "[[a|b]] aliased",
         "```",
         "~~~",
         "---",
@@ -149,19 +151,20 @@ def per_line_blocks(lines: Sequence[str], body: int, fences: Sequence[Tuple[int,
     number = body
     while number < len(lines):
         line = lines[number]
+        end = folding.table_end(lines, number, body, len(lines))
         if number in code:
             blocks.code(line, code[number])
-            number = code[number] + 1
-            continue
-        if line.strip():
-            blocks.text(line, number)
-        else:
+            number = code[number]
+        elif not line.strip():
             blocks.end_quote()
-            blocks.end_table()
+        elif end >= 0:
+            blocks.table(number - 1, end)
+            number = end
+        else:
+            blocks.text(line, number)
         number += 1
     blocks.close_items(-1)
     blocks.end_quote()
-    blocks.end_table()
     return sorted(blocks.found)
 
 
