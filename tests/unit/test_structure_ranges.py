@@ -101,13 +101,24 @@ def test_a_legacy_daily_file_folds_each_entry() -> None:
     assert Fold(2, 4, "region") in entries
 
 
+def test_an_entry_that_ends_inside_a_deeper_section_still_nests() -> None:
+    # two level-1 headings: entries begin at them and after the break; `## S` runs past the break
+    text = "# A\n## S\nx\n\n---\n\ny\n# B\nz\n"
+    found = folds(text, scan(text), is_page=False, legacy_daily=True)
+    assert Fold(0, 2, "region") in found  # the entry `# A`, up to the break
+    assert Fold(1, 2, "region") in found  # `## S`, cut where the entry around it ends
+    assert Fold(1, 6, "region") not in found
+
+
 def test_a_range_limit_keeps_the_outermost_ranges() -> None:
     found = page_folds()
     assert within_limit(found, None) == found
-    assert within_limit(found, 3) == [
+    # the outer ranges first: the nested `## Last` before the list item that comes earlier
+    assert within_limit(found, 4) == [
         Fold(0, 5, "imports"),
         Fold(6, 33, "region"),
         Fold(11, 29, "region"),
+        Fold(32, 33, "region"),
     ]
     assert within_limit(found, 0) == []
 
@@ -253,6 +264,14 @@ def test_in_the_frontmatter_selection_grows_from_value_to_field_to_block() -> No
     ]
 
 
+def test_the_blocks_of_a_section_reach_its_last_line() -> None:
+    text = "# A\n- one\n  more\n# B\n- two\n  more\n"
+    structure = scan(text)
+    assert Fold(1, 2) in folds(text, structure, is_page=False, around=1)
+    assert Fold(4, 5) in folds(text, structure, is_page=False, around=5)
+    assert Fold(1, 2) not in folds(text, structure, is_page=False, around=5)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(LINES, min_size=1, max_size=30), st.data())
 def test_every_span_holds_the_one_before(lines: List[str], data: st.DataObject) -> None:
@@ -262,8 +281,13 @@ def test_every_span_holds_the_one_before(lines: List[str], data: st.DataObject) 
     column = data.draw(st.integers(0, len(split[line])))
     structure = scan(text)
     chain = selection_spans(split, structure, folds(text, structure, split), line, column)
-    # the blocks of the cursor's section alone give the same chain
+    # the blocks of the cursor's section alone are the blocks around the cursor, and give the
+    # same chain
     local = folds(text, structure, split, around=line)
+    every = folds(text, structure, split)
+    assert [f for f in local if f.start <= line <= f.end] == [
+        f for f in every if f.start <= line <= f.end
+    ]
     assert selection_spans(split, structure, local, line, column) == chain
     assert chain[-1] == Span(0, 0, len(split) - 1, len(split[-1]))
     assert chain[0].line <= line <= chain[0].end_line
