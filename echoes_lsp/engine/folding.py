@@ -3,7 +3,8 @@ callouts, fenced code, list items, tables and the entries of a legacy flat daily
 
 Headings and fences come from `markdown.scan` and `markdown.fenced_ranges`, the frontmatter from
 the runtime's `parse_frontmatter`; only what nothing else parses (quotes, lists, tables) is read
-here, one pass over the lines. Every range is whole lines, 0-based, and spans two lines at least.
+here, from the lines that can begin or end one (`event_lines`). Every range is whole lines,
+0-based, and spans two lines at least.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from .markdown import Structure, fenced_ranges
 # The kinds LSP defines, as a client folds them by kind (`vim.lsp.foldclose("imports")`).
 IMPORTS = "imports"  # the frontmatter: the declarations a page begins with
 REGION = "region"  # a heading section, a legacy daily entry
-QUOTE = re.compile(r" {0,3}>")
 LIST_MARKERS = frozenset("-*+0123456789")
 LIST_ITEM = re.compile(r"( *)([-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 TABLE_DELIMITER = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
@@ -85,8 +85,9 @@ def _between_headings(structure: Structure, line: int, start: int, stop: int) ->
 
 def unique(found: Iterable[Fold]) -> List[Fold]:
     """Ranges of two lines or more, each pair of lines once, outer ranges first, nested: a range
-    that begins inside another and ends after it (a table row that is also a heading) is cut
-    at the end of the other, so that editors, which drop crossing ranges, keep them all."""
+    that begins inside another and ends after it (a section that runs past the end of a legacy
+    daily entry) is cut at the end of the other, so that editors, which drop crossing ranges,
+    keep them all."""
     seen: Set[Tuple[int, int]] = set()
     kept: List[Fold] = []
     around: List[Fold] = []
@@ -144,10 +145,9 @@ def fence_lines(text: str, lines: Sequence[str], body: int) -> List[Tuple[int, i
 
 
 class _Blocks:
-    """The list items, quote and table open while the lines are read, and those closed."""
+    """The list items and the quote open while the lines are read, and the blocks closed."""
 
-    def __init__(self, lines: Sequence[str], last: int) -> None:
-        self.lines = lines
+    def __init__(self, last: int) -> None:
         self.items: List[Tuple[int, int]] = []  # (content indent, first line) of open items
         self.quote = -1  # the first line of the open quote; -1 when none is open
         self.last = last  # the last line read that is not blank
@@ -227,7 +227,7 @@ def _block_folds(
     continue or end one are read one by one (`event_lines`); a run of plain text lines between
     them ends every open block at once."""
     body, stop = span
-    blocks = _Blocks(lines, body - 1)
+    blocks = _Blocks(body - 1)
     code = {start: end for start, end in fences}
     previous = body - 1
     for number in event_lines(text, lines, body, stop):

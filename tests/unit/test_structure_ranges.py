@@ -157,7 +157,7 @@ LINES = st.sampled_from(
 def per_line_blocks(lines: Sequence[str], body: int, fences: Sequence[Tuple[int, int]]) -> list:
     """The block folds read line by line, every plain line too: what `_block_folds` gives
     reading only the lines `event_lines` finds."""
-    blocks = folding._Blocks(lines, body - 1)
+    blocks = folding._Blocks(body - 1)
     code = dict(fences)
     number = body
     while number < len(lines):

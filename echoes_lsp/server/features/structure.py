@@ -20,7 +20,6 @@ from .document_context import VaultDocument, load_document
 FOLD_KINDS = {
     "imports": types.FoldingRangeKind.Imports,
     "region": types.FoldingRangeKind.Region,
-    "comment": types.FoldingRangeKind.Comment,
 }
 
 
