@@ -26,7 +26,7 @@ LIST_MARKERS = frozenset("-*+0123456789")
 LIST_ITEM = re.compile(r"( *)([-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 TABLE_DELIMITER = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 # A line that can start, continue or end a list item, quote, table or code block.
-EVENT_LINE = re.compile(r"\n(?=[ \t>*+\-_0-9`~|:\n]|$)")
+EVENT_LINE = re.compile(r"\n(?=[ \t>*+\-_0-9`~|:]|$)")
 THEMATIC_BREAK = re.compile(r" {0,3}([-*_])[ \t]*(\1[ \t]*){2,}$")
 
 
@@ -170,11 +170,15 @@ class _Blocks:
         self.found.append(Fold(header, end))
         self.last = end
 
-    def plain(self, last: int) -> None:
-        """Lines of plain text up to `last`: no item, quote or table goes on."""
-        self.close_items(0)
-        self.end_quote()
-        self.last = last
+    def skipped(self, lines: Sequence[str], first: int, stop: int) -> None:
+        """Lines `first` to before `stop`, which are blank or plain text. Blank lines alone
+        end nothing (a list item can hold paragraphs; a quote line after them begins a new
+        quote, see `text`); a plain text line ends every item and the quote."""
+        last = last_text_line(lines, first - 1, stop - 1)
+        if last >= first:
+            self.close_items(0)
+            self.end_quote()
+            self.last = last
 
     def code(self, line: str, end: int) -> None:
         """Fenced code up to line `end`: it ends the quote or table before it, and the items
@@ -190,13 +194,15 @@ class _Blocks:
             self.close_items(indent)
         first = line[indent : indent + 1]
         if first == ">" and indent < 4:
+            if self.quote >= 0 and number > self.last + 1:  # blank lines came between
+                self.end_quote()
             if self.quote < 0:
                 self.quote = number
         elif self.quote >= 0:
             self.end_quote()
         if first in LIST_MARKERS:
             item = LIST_ITEM.match(line)
-            if item is not None and not THEMATIC_BREAK.match(line):
+            if item is not None and not (first in "-*" and THEMATIC_BREAK.match(line)):
                 self.items.append((item.end(2) + 1, number))
         self.last = number
 
@@ -234,7 +240,7 @@ def _block_folds(
         if number <= previous:  # inside fenced code
             continue
         if number > previous + 1:
-            blocks.plain(number - 1)
+            blocks.skipped(lines, previous + 1, number)
         if number >= stop:
             break
         line = lines[number]
@@ -246,7 +252,7 @@ def _block_folds(
         if not line or line.isspace():
             blocks.end_quote()
             continue
-        end = table_end(lines, number, body, stop)
+        end = table_end(lines, number, body, stop) if "|" in line and "-" in line else -1
         if end >= 0:
             blocks.table(number - 1, end)
             previous = end
@@ -258,8 +264,8 @@ def _block_folds(
 
 
 def event_lines(text: str, lines: Sequence[str], body: int, stop: int) -> List[int]:
-    """The numbers of the lines from `body` to before `stop` that are blank or begin with a
-    blank or a block marker (and maybe the line before `stop`), then `stop`. Found by one
+    """The numbers of the lines from `body` to before `stop` that begin with a blank or a block
+    marker (and maybe the line before `stop`), then `stop`. Found by one
     regular expression search and counted in C-speed steps, so a page of plain text lines costs
     no Python step per line."""
     if body >= stop:
