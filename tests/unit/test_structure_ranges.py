@@ -83,6 +83,11 @@ def test_a_heading_section_ends_before_the_next_of_its_level_or_higher() -> None
     ]
 
 
+def test_a_blank_line_ends_a_quote_but_not_a_list_item() -> None:
+    text = "> a\n> b\n\n> c\n> d\n\n- item\n\n  its second paragraph\n"
+    assert folds(text, scan(text), is_page=False) == [Fold(0, 1), Fold(3, 4), Fold(6, 8)]
+
+
 def test_an_unclosed_frontmatter_does_not_fold() -> None:
     text = "---\ntype: note\nsummary: x\n"
     assert not [f for f in page_folds(text) if f.kind == "imports"]
