@@ -23,6 +23,15 @@ FOLD_KINDS = {
 }
 
 
+def markdown_document(ls: EchoesServer, uri: str) -> Optional[VaultDocument]:
+    """The vault file at `uri` when it is Markdown (a page, a daily entry, the index, a raw
+    source); None for the vault's other files, which have no such structure."""
+    document = load_document(ls, uri)
+    if document is None or not document.path.lower().endswith(".md"):
+        return None
+    return document
+
+
 def document_folds(document: VaultDocument, around: Optional[int] = None) -> List[Fold]:
     legacy = document.entry is not None and document.entry.kind == LEGACY_DAILY
     return folds(
@@ -33,7 +42,7 @@ def document_folds(document: VaultDocument, around: Optional[int] = None) -> Lis
 def folding_ranges(
     ls: EchoesServer, params: types.FoldingRangeParams
 ) -> Optional[List[types.FoldingRange]]:
-    document = load_document(ls, params.text_document.uri)
+    document = markdown_document(ls, params.text_document.uri)
     if document is None:
         return None
     found = within_limit(document_folds(document), ls.support.folding_limit)
@@ -59,7 +68,7 @@ def _frontmatter(document: VaultDocument) -> Optional[rules.Frontmatter]:
 def selection_ranges(
     ls: EchoesServer, params: types.SelectionRangeParams
 ) -> Optional[List[types.SelectionRange]]:
-    document = load_document(ls, params.text_document.uri)
+    document = markdown_document(ls, params.text_document.uri)
     if document is None:
         return None
     frontmatter = _frontmatter(document)
@@ -84,7 +93,7 @@ def selection_ranges(
 def document_highlights(
     ls: EchoesServer, params: types.DocumentHighlightParams
 ) -> Optional[List[types.DocumentHighlight]]:
-    document = load_document(ls, params.text_document.uri)
+    document = markdown_document(ls, params.text_document.uri)
     if document is None:
         return None
     where = document.cursor(params.position)
