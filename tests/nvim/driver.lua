@@ -1005,6 +1005,57 @@ end
 
 -- Run ----------------------------------------------------------------------------------------------
 
+--- Folding through `vim.lsp.foldexpr()` and document highlights on a page.
+function scenarios.structure()
+  step('open session-tokens.md')
+  local bufnr, client = open_page('session-tokens.md')
+  report.capabilities = {
+    folding = client.server_capabilities.foldingRangeProvider or false,
+    highlight = client.server_capabilities.documentHighlightProvider or false,
+  }
+  vim.api.nvim_buf_set_lines(bufnr, -1, -1, false, { 'Again [[auth-architecture]] here.' })
+
+  step('fold with vim.lsp.foldexpr()')
+  local win = vim.api.nvim_get_current_win()
+  vim.wo[win].foldmethod = 'expr'
+  vim.wo[win].foldexpr = 'v:lua.vim.lsp.foldexpr()'
+  vim.wo[win].foldlevel = 99
+  wait_for('folds from the server', function()
+    return vim.fn.foldlevel(1) > 0 and vim.fn.foldlevel(13) > 1
+  end)
+  local count = vim.api.nvim_buf_line_count(bufnr)
+  report.foldlevels = {}
+  for lnum = 1, count do
+    table.insert(report.foldlevels, vim.fn.foldlevel(lnum))
+  end
+  vim.cmd('normal! zM')
+  report.closed = {}
+  for lnum = 1, count do
+    table.insert(report.closed, vim.fn.foldclosed(lnum))
+  end
+  vim.cmd('normal! zR')
+  local ok = pcall(vim.lsp.foldclose, 'imports', win)
+  report.imports_closed = ok and { vim.fn.foldclosed(1), vim.fn.foldclosed(8) } or vim.NIL
+
+  step('vim.lsp.buf.document_highlight() on [[auth-architecture]]')
+  local link = position_of(bufnr, '[[auth-architecture]]', 3)
+  vim.api.nvim_win_set_cursor(win, { link.line + 1, link.character })
+  vim.lsp.buf.document_highlight()
+  local spaces = vim.api.nvim_get_namespaces()
+  local ns = spaces['nvim.lsp.references'] or spaces['vim_lsp_references']
+  report.highlights = wait_for('document highlights', function()
+    local marks = vim.api.nvim_buf_get_extmarks(bufnr, ns or -1, 0, -1, { details = true })
+    if #marks < 2 then
+      return nil
+    end
+    local found = {}
+    for _, mark in ipairs(marks) do
+      table.insert(found, { line = mark[2], col = mark[3], group = mark[4].hl_group })
+    end
+    return found
+  end)
+end
+
 local scenario = scenarios[scenario_name]
 if not scenario then
   finish('unknown scenario ' .. scenario_name)
