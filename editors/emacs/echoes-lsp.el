@@ -54,7 +54,8 @@
     :exclude []
     :agent "echoes-lsp"
     :watch (:pollInterval 2)
-    :index (:hydrateOnSave t))
+    :index (:hydrateOnSave t)
+    :inlayHints (:blockText t :deprecated t))
   "Section `echoes' of the server's settings, as a plist.
 JSON false is `:json-false' and a list is a vector.  Also accepted:
 `:runtime (:python \"python3\")' and `:diagnostics (:severity (:EV311 \"off\"))'.

@@ -21,6 +21,7 @@ function! echoes_lsp#default_settings() abort
     \   'agent': 'echoes-lsp',
     \   'watch': {'pollInterval': 2},
     \   'index': {'hydrateOnSave': v:true},
+    \   'inlayHints': {'blockText': v:true, 'deprecated': v:true},
     \}
 endfunction
 
