@@ -1,7 +1,7 @@
 -- echoes_lsp: Neovim commands for the EchoesVault language server (echoes-lsp).
 --
 -- Every write goes through the server's `workspace/executeCommand` commands, which run the
--- project's portable runtime. See `editors/nvim/README.md`.
+-- project's portable runtime. See docs/editors/neovim.md.
 
 local M = {}
 
