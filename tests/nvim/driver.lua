@@ -628,6 +628,30 @@ function scenarios.commands()
   report.status_events = #events
 end
 
+--- The statusline names its two counts: once the vault is loaded, then after an edit that adds
+--- a broken link (one problem in an open file, which leaves the vault's files as they were).
+function scenarios.status_counts()
+  step('open session-tokens.md')
+  local bufnr = open_page('session-tokens.md')
+  local echoes = require('echoes_lsp')
+  local function status()
+    return echoes.last_status or {}
+  end
+  step('wait for the loaded vault')
+  wait_for('a status of the loaded vault', function()
+    return status().ready
+  end)
+  report.loaded_status = status()
+  report.loaded_statusline = echoes.statusline(bufnr)
+  step('add a broken link')
+  vim.api.nvim_buf_set_lines(bufnr, -1, -1, false, { '', 'See [[no-such-page]].' })
+  wait_for('a status counting the open problem', function()
+    return (tonumber(status().openProblemCount) or 0) > 0
+  end)
+  report.edited_status = status()
+  report.edited_statusline = echoes.statusline(bufnr)
+end
+
 --- :EchoesSave of an edited page: written through the runtime, buffer reloaded and clean.
 function scenarios.save()
   step('open session-tokens.md')

@@ -209,7 +209,7 @@ def test_the_extension_and_the_package_share_one_version() -> None:
     assert f"## {__version__}" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
 
 
-NVIM_README = ROOT / "editors" / "nvim" / "README.md"
+NVIM_GUIDE = ROOT / "docs" / "editors" / "neovim.md"
 
 # Appended to a documented init.lua: open the page, wait for EV300 (or 60 s), report, quit.
 NVIM_OBSERVER = """
@@ -242,8 +242,8 @@ end })
 
 
 def documented_lua(first_line: str) -> str:
-    """The Lua block of the Neovim README that starts with `first_line`."""
-    blocks = re.findall(r"```lua\n(.*?)```", NVIM_README.read_text(encoding="utf-8"), re.DOTALL)
+    """The Lua block of the Neovim guide that starts with `first_line`."""
+    blocks = re.findall(r"```lua\n(.*?)```", NVIM_GUIDE.read_text(encoding="utf-8"), re.DOTALL)
     (block,) = [b for b in blocks if b.startswith(first_line + "\n")]
     return block
 
