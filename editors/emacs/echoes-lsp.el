@@ -285,13 +285,13 @@ is knowingly replaced."
 (cl-defmethod eglot-execute-command
   ((_server echoes-lsp-server) (_command (eql echoes.savePage)) arguments)
   "The code actions' save with ARGUMENTS: `echoes-lsp-save', and its revert.
-An overwrite that asks to confirm is asked here: eglot declares no
-`window/showMessageRequest'."
+An overwrite is asked about here: eglot declares no `window/showMessageRequest',
+so the server offers the overwrite as its own confirmation, and one
+keypress in a list should not replace a page."
   (let ((confirm (plist-get (and (> (length arguments) 0) (elt arguments 0))
                             :confirmOverwrite)))
     (with-current-buffer (echoes-lsp--argument-buffer arguments)
-      (cond ((eq confirm t) (echoes-lsp-save t))
-            ((equal confirm "ask")
+      (cond ((or (eq confirm t) (equal confirm "ask"))
              (if (yes-or-no-p (format "%s changed on disk. Overwrite the disk version with \
 your buffer? " (file-name-nondirectory buffer-file-name)))
                  (echoes-lsp-save t)

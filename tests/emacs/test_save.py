@@ -139,13 +139,14 @@ def test_after_a_refusal_compare_shows_both_versions_and_reload_takes_the_disk_o
 
 
 def test_ev701_code_actions_open_the_disk_version_and_overwrite_on_yes(actions: EmacsRun) -> None:
-    """The "Overwrite ... (asks to confirm)" action is asked by Emacs itself (eglot declares no
-    `window/showMessageRequest`); "Open the disk version" opens it read-only."""
+    """eglot declares neither `window/showMessageRequest` nor `window/showDocument`: the server
+    offers the overwrite as its own confirmation, which Emacs asks about once more, and a copy of
+    the disk version, which Emacs opens read-only."""
     actions.ok()
     assert {
         "Reload the disk version (discard buffer changes)",
-        "Open the disk version beside the buffer",
-        "Overwrite the disk version with this buffer (asks to confirm)",
+        "Copy the disk version to a file (its path is shown)",
+        "Overwrite the disk version with this buffer",
     } <= set(actions["action_titles"])
     disk = actions["disk_version"]
     assert disk["text"] == actions["behind"]
