@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-nvim test-vim test-e2e lint lint-workflows format bench vsix dist clean docs
+.PHONY: demo test test-nvim test-vim test-emacs test-e2e lint lint-workflows format bench vsix dist clean docs
 
 # The install's output (pip's and the build backend's) goes to a log, shown in full on failure.
 $(STAMP): pyproject.toml
@@ -21,7 +21,7 @@ demo: $(STAMP)
 # `make test` leaves out the suites that drive a real editor (minutes each); each has its own
 # target, and `.ci/run` runs them after `make test`. A new editor suite joins EDITOR_SUITES.
 # The rest runs in TEST_WORKERS processes (pytest-xdist), each module's tests in one of them.
-EDITOR_SUITES := tests/nvim tests/vim
+EDITOR_SUITES := tests/nvim tests/vim tests/emacs
 TEST_WORKERS ?= 2
 
 test: $(STAMP)
@@ -35,6 +35,11 @@ test-nvim: $(STAMP)
 # when they are missing and it runs as root.
 test-vim: $(STAMP)
 	$(BIN)/python -m pytest -q tests/vim
+
+# Headless Emacs 28 + eglot against the real server (tests/emacs); the suite installs Debian's
+# emacs-nox and elpa-eglot when they are missing (as root).
+test-emacs: $(STAMP)
+	$(BIN)/python -m pytest -q tests/emacs
 
 # The documentation site: warnings are errors, every local link and reference is checked (-n).
 DOCS_STAMP := $(VENV)/.docs-installed

@@ -110,9 +110,13 @@ class Client:
                         future.set_exception(RuntimeError(message["error"].get("message")))
                     else:
                         future.set_result(message.get("result"))
-            elif message.get("method") == "echoes/statusChanged":
-                if (message.get("params") or {}).get("ready"):
-                    self.ready.set()
+            else:
+                self.notified(message.get("method"), message.get("params"))
+
+    def notified(self, method: Optional[str], params: Any) -> None:
+        """A notification from the server."""
+        if method == "echoes/statusChanged" and (params or {}).get("ready"):
+            self.ready.set()
 
     async def stop(self) -> None:
         try:

@@ -25,49 +25,16 @@ commands:
 """
 
 
-# Each editor integration the package carries: its folder name (`echoes_lsp/<name>` in the
-# wheel, `editors/<name>` in a checkout) and a file that marks it as complete.
-EDITOR_FOLDERS: Dict[str, str] = {
-    "nvim": os.path.join("lsp", "echoes_lsp.lua"),
-    "emacs": "echoes-lsp.el",
-    "vim": os.path.join("plugin", "echoes_lsp.vim"),
-}
+def run_editor_dir(rest: List[str]) -> int:
+    from .cli.editor_dir import main
+
+    return main(rest)
 
 
-def editor_folder(name: str) -> Optional[str]:
-    """Where the integration for editor `name` is: installed from the wheel, `echoes_lsp/<name>`;
-    run from a checkout, `editors/<name>`."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    for candidate in (
-        os.path.join(here, name),
-        os.path.join(os.path.dirname(here), "editors", name),
-    ):
-        if os.path.isfile(os.path.join(candidate, EDITOR_FOLDERS[name])):
-            return candidate
-    return None
+def run_nvim_plugin(rest: List[str]) -> int:
+    from .cli.editor_dir import nvim_plugin
 
-
-def editor_dir(rest: List[str]) -> int:
-    """`echoes-lsp editor-dir NAME`: the folder to put on the editor's load path, so that an
-    installation without a checkout (pipx) carries its editor integrations."""
-    if len(rest) != 1 or rest[0] not in EDITOR_FOLDERS:
-        names = ", ".join(EDITOR_FOLDERS)
-        sys.stderr.write(f"usage: echoes-lsp editor-dir NAME  (NAME: one of {names})\n")
-        return 2
-    folder = editor_folder(rest[0])
-    if folder is None:
-        sys.stderr.write(f"echoes-lsp: this installation has no {rest[0]} integration\n")
-        return 1
-    sys.stdout.write(folder + "\n")
-    return 0
-
-
-def nvim_plugin(rest: List[str]) -> int:
-    """`echoes-lsp nvim-plugin`: `editor-dir nvim`, under the name the Neovim guides use."""
-    if rest:
-        sys.stderr.write("echoes-lsp nvim-plugin takes no arguments\n")
-        return 2
-    return editor_dir(["nvim"])
+    return nvim_plugin(rest)
 
 
 def print_version(_rest: List[str]) -> int:
@@ -127,8 +94,8 @@ COMMANDS: Dict[str, Callable[[List[str]], int]] = {
     "serve": run_serve,
     "init": run_init,
     "explain": run_explain,
-    "editor-dir": editor_dir,
-    "nvim-plugin": nvim_plugin,
+    "editor-dir": run_editor_dir,
+    "nvim-plugin": run_nvim_plugin,
     "runtime": run_runtime,
 }
 

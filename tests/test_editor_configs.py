@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -288,3 +289,68 @@ async def test_settings_only_from_workspace_configuration_reach_the_first_page(
         types.DiagnosticSeverity.Error,
     )
     assert result["severity"]["EV300"] == types.DiagnosticSeverity.Error
+
+
+# -- The guides' snippets -------------------------------------------------------------------------
+
+GUIDES = ROOT / "docs" / "editors"
+
+
+def fenced(path: Path, language: str) -> List[str]:
+    """The code blocks of one language in a Markdown page (indented ones too, dedented)."""
+    text = path.read_text(encoding="utf-8")
+    pattern = rf"^( *)```{language}\n(.*?)^\1```"
+    return [textwrap.dedent(m.group(2)) for m in re.finditer(pattern, text, re.M | re.S)]
+
+
+def disagreements(snippet: Any, whole: Any, where: str = "") -> List[str]:
+    """Where a guide's snippet says something the tested file does not: each key of a table is
+    in the file's table with the same value, lists of tables agree item by item."""
+    if isinstance(snippet, dict) and isinstance(whole, dict):
+        found: List[str] = []
+        for key, value in snippet.items():
+            if key not in whole:
+                found.append(f"{where}.{key}: not in the file")
+            else:
+                found.extend(disagreements(value, whole[key], f"{where}.{key}"))
+        return found
+    tables = isinstance(snippet, list) and all(isinstance(item, dict) for item in snippet)
+    if tables and isinstance(whole, list) and len(snippet) == len(whole) and snippet:
+        return [
+            problem
+            for number, (item, other) in enumerate(zip(snippet, whole))
+            for problem in disagreements(item, other, f"{where}[{number}]")
+        ]
+    return [] if snippet == whole else [f"{where}: {snippet!r} where the file has {whole!r}"]
+
+
+def test_the_helix_guide_shows_what_languages_toml_says(helix: Dict[str, Any]) -> None:
+    [block] = fenced(GUIDES / "helix.md", "toml")
+    snippet = tomllib.loads(block)
+    assert disagreements(snippet, helix) == []
+    server = snippet["language-server"]["echoes-lsp"]
+    assert set(server) == {"command", "args", "required-root-patterns", "config"}
+    assert set(snippet["language"][0]) == {"name", "roots", "language-servers"}
+
+
+def test_the_zed_guide_shows_what_settings_json_says(zed: Dict[str, Any]) -> None:
+    [block] = fenced(GUIDES / "zed.md", "json")
+    snippet = json.loads(block)
+    assert disagreements(snippet, zed) == []
+    assert set(snippet["lsp"]["echoes-lsp"]) == {"binary", "initialization_options", "settings"}
+    assert "languages" in snippet
+
+
+def test_the_obsidian_guide_shows_the_shipped_page_template() -> None:
+    template = (ROOT / "editors" / "obsidian" / "templates" / "page.md").read_text("utf-8")
+    assert fenced(GUIDES / "obsidian.md", "markdown")[0] == template
+
+
+def test_a_snippet_that_differs_from_the_file_is_found() -> None:
+    whole = {"a": {"b": 1, "c": [1, 2]}, "t": [{"name": "x", "k": 1}]}
+    assert disagreements({"a": {"b": 1}, "t": [{"name": "x"}]}, whole) == []
+    assert disagreements({"a": {"b": 2, "d": 0}, "t": [{"k": 3}]}, whole) == [
+        ".a.b: 2 where the file has 1",
+        ".a.d: not in the file",
+        ".t[0].k: 3 where the file has 1",
+    ]

@@ -191,8 +191,9 @@ TABLES = [
     ("docs/server.md", "## Settings", False, 2, 1),
     ("docs/contract.md", "### Settings (section `echoes`", False, 2, 1),
     ("docs/editors/vscode.md", "## Settings", False, 1, None),
+    ("docs/editors/emacs.md", "## Settings", False, 1, None),
     ("editors/vscode/README.md", "## Settings", False, 1, None),
-    ("editors/nvim/README.md", "### Settings", True, 1, None),
+    ("docs/editors/neovim.md", "### Settings", True, 1, None),
     ("docs/editors/vim.md", "## Settings", True, 1, None),
 ]
 
@@ -214,7 +215,7 @@ def test_every_settings_table_lists_every_setting_with_its_default_and_range(tab
     for option in OPTIONS:
         cells = rows[option.name]
         if option.name not in OPTIONAL_IN_SNIPPETS:
-            shown = shown_default(option, lua="nvim" in file)
+            shown = shown_default(option, lua="neovim" in file)
             assert shown in cells[default_column], (file, option.name, cells)
         if type_column is not None and option.maximum is not None:
             kind = cells[type_column]

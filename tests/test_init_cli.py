@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Dict, List
 
 from echoes_lsp.cli.init_command import FIRST_PAGE
+from echoes_lsp.engine.codes import docs_base
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def echoes(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -88,6 +91,29 @@ def test_init_gives_next_steps_that_work(tmp_path: Path) -> None:
     assert check.returncode == 0, check.stdout  # the sample page is valid
     assert "error" not in check.stdout and "warning" not in check.stdout
     assert "EV403" in check.stdout  # a page written by hand: the index is only out of date
+
+
+def test_init_points_at_the_editor_guides_by_the_documentation_address(tmp_path: Path) -> None:
+    """The editor step names every shipped editor, the guides by the one declared documentation
+    address (never a path of the echoes-lsp repository, meaningless in the user's project), and an
+    `editor-dir` command whose every name the command accepts."""
+    out = echoes("init", cwd=project(tmp_path)).stdout
+    step = out.split("  3. Open it in your editor:", 1)[1].split("\n  4.", 1)[0]
+    editors = step.split("\n", 1)[0]
+    for name in ("VS Code", "Neovim", "Vim", "Emacs", "Helix", "Zed", "Obsidian"):
+        assert re.search(rf"\b{name}\b", editors), (name, step)
+    assert docs_base().startswith("https://"), docs_base()
+    assert f"Editor guides:            {docs_base()}editors/index.md\n" in step
+    assert (ROOT / "docs" / "editors" / "index.md").is_file()
+    assert "(docs/editors/)" not in out
+    names = re.search(r"echoes-lsp editor-dir (\S+)$", step, re.M)
+    assert names, step
+    for name in names.group(1).split("|"):
+        answer = echoes("editor-dir", name, cwd=tmp_path)
+        assert answer.returncode != 2, (name, answer.stderr)  # a name it knows
+        if name in ("nvim", "vim"):  # shipped in this checkout
+            assert answer.returncode == 0 and Path(answer.stdout.strip()).is_dir(), answer
+    assert set(names.group(1).split("|")) >= {"nvim", "vim", "emacs"}
 
 
 def test_init_refuses_a_path_that_is_not_a_folder(tmp_path: Path) -> None:

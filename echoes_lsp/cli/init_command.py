@@ -16,8 +16,10 @@ import sys
 import tempfile
 from typing import Dict, List, NamedTuple, Sequence, Set
 
+from ..engine.codes import docs_url
 from ..runtime import echoes_vault as rules
 from ..runtime_client import RuntimeCall, RuntimeFailure, run
+from .editor_dir import EDITOR_FOLDERS, SHIPPED_EDITORS
 
 # The top-level paths `init` manages (the runtime's own list for its Git readiness check).
 MANAGED = (
@@ -193,6 +195,20 @@ def first_step(pages: int) -> List[str]:
     return lines
 
 
+def editor_step() -> List[str]:
+    """Every shipped editor and where its guide is: the documentation's address (a path in the
+    echoes-lsp repository means nothing in the user's project), and the command that finds an
+    editor plugin installed with the package."""
+    names = ", ".join(SHIPPED_EDITORS[:-1]) + " or " + SHIPPED_EDITORS[-1]
+    guides = docs_url("editors/index.md") or "docs/editors/index.md of echoes-lsp"
+    plugins = "|".join(EDITOR_FOLDERS)
+    return [
+        f"  3. Open it in your editor:   {names}",
+        f"     Editor guides:            {guides}",
+        f"     A plugin's folder:        echoes-lsp editor-dir {plugins}",
+    ]
+
+
 def render(changes: Changes, where: str, dry_run: bool) -> str:
     """What init wrote (or would write), then the next steps for a person."""
     out: List[str] = [
@@ -227,7 +243,7 @@ def render(changes: Changes, where: str, dry_run: bool) -> str:
     out.append("\nNext steps:")
     out.extend(first_step(changes.pages))
     out.append("  2. Check the vault:          echoes-lsp check")
-    out.append("  3. Open it in your editor:   VS Code, Neovim, Helix or Zed (docs/editors/)")
+    out.extend(editor_step())
     if durable:
         out.append("  4. Commit the shared files:  git add " + " ".join(durable))
     return "\n".join(out) + "\n"

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..runtime import echoes_vault as rules
+from .block_refs import Block, blocks_of
 from .catalog import Card, catalog
 from .fuzzy import SUBSEQUENCE, Matcher, fold
 from .markdown import Structure, code_span_ranges, fenced_ranges, link_context, may_hold_fences
 from .vault import Vault
 
 LIMIT = 100
+# At most this many blocks are offered after `#^`.
+BLOCK_LIMIT = 200
 PAGE = "page"
 ASSET_KIND = "asset"
 HEADING = "heading"
@@ -35,6 +38,30 @@ SCALAR_VALUES = ("type", "status")
 Vocabulary = Dict[str, List[Tuple[str, int]]]
 
 
+class Snapshot(NamedTuple):
+    """The text of a target page as the candidates are built from it (its open buffer, else the
+    disk), with the runtime's hash of those exact bytes."""
+
+    text: str
+    sha256: str
+
+
+class NewBlockId(NamedTuple):
+    """What choosing a block without an id asks of the server: add ` ^name` at the end of line
+    `line` of the page at `path`, if that page still hashes to `sha256` (and the line still
+    hashes to `line_sha256`, for an open buffer)."""
+
+    path: str
+    line: int
+    name: str
+    sha256: str
+    line_sha256: str
+
+
+# The target page's text for block completion, by path; None when it cannot be read.
+SnapshotOf = Callable[[str], Optional[Snapshot]]
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One completion: `new_text` replaces columns `start`..`end` of the cursor line."""
@@ -49,6 +76,7 @@ class Candidate:
     deprecated: bool = False
     sort_text: Optional[str] = None
     filter_text: Optional[str] = None
+    new_block: Optional[NewBlockId] = None
 
 
 @dataclass(frozen=True)
@@ -117,10 +145,12 @@ def complete(
     own: Optional[Structure] = None,
     lines_of: Optional[Callable[[str], List[str]]] = None,
     limit: int = LIMIT,
+    blocks: Optional[BlockOptions] = None,
 ) -> Optional[Completions]:
     """Candidates at (`line`, `column`) of `text`; None when nothing is completed there.
 
-    `own` is the structure of `text` itself (for `[[#heading` links to the same page).
+    `own` is the structure of `text` itself (for `[[#heading` links to the same page); `blocks`
+    says how `#^` lists a page's blocks (without it, only the ids the model knows).
     """
     lines = text.split("\n")
     if line < 0 or line >= len(lines):
@@ -138,7 +168,8 @@ def complete(
     context = link_context(current, column)
     if context is not None and not _in_code(text, lines, line, column):
         embed, start, typed = context
-        return _link(vault, current, column, embed, start, typed, own, lines_of, limit)
+        where = (current, column, embed, start, typed)
+        return _link(vault, where, own, lines_of, limit, blocks)
     if in_frontmatter and frontmatter is not None:
         return _frontmatter(vault, frontmatter, lines, line, column)
     return None
@@ -149,15 +180,15 @@ def complete(
 
 def _link(
     vault: Vault,
-    line: str,
-    column: int,
-    embed: bool,
-    start: int,
-    typed: str,
+    where: Tuple[str, int, bool, int, str],
     own: Optional[Structure],
     lines_of: Optional[Callable[[str], List[str]]],
     limit: int,
+    blocks: Optional[BlockOptions],
 ) -> Completions:
+    """`where` is the cursor line, the column, whether it is an embed, the column after `[[`
+    and the text typed since."""
+    line, column, embed, start, typed = where
     if "|" in typed:
         bar = typed.index("|")
         return _aliases(vault, line, column, typed[:bar], start + bar + 1)
@@ -166,7 +197,8 @@ def _link(
         page = typed[:hash_at]
         anchor = typed[hash_at + 1 :]
         if anchor.startswith("^"):
-            return _blocks(vault, line, column, page, start + hash_at + 2, own, lines_of)
+            at = start + hash_at + 2
+            return _blocks(vault, line, column, page, at, own, lines_of, blocks)
         last = typed.rindex("#")
         return _headings(vault, line, column, page, start + last + 1, own)
     return _pages(vault, line, column, start, typed, embed, limit)
@@ -262,6 +294,16 @@ def _headings(
     return Completions(items)
 
 
+class BlockOptions(NamedTuple):
+    """How `#^` is completed: `snapshot_of` reads the target page (its open buffer, else the
+    disk); `own_path` is the page being edited, the target of `[[#^`; with `create_ids`, blocks
+    without an id are offered too (the client runs the item's command that adds it)."""
+
+    snapshot_of: SnapshotOf
+    own_path: Optional[str] = None
+    create_ids: bool = False
+
+
 def _blocks(
     vault: Vault,
     line: str,
@@ -270,12 +312,20 @@ def _blocks(
     start: int,
     own: Optional[Structure],
     lines_of: Optional[Callable[[str], List[str]]],
+    options: Optional[BlockOptions],
 ) -> Completions:
     path, structure = _target_structure(vault, page, own)
     if structure is None:
         return Completions([])
     end, closed = _segment_end(line, column, "]|")
     suffix = "" if closed else "]]"
+    if options is not None:
+        path = path or options.own_path
+        snapshot = options.snapshot_of(path) if path is not None else None
+        if path is not None and snapshot is not None:
+            typed = line[start:column]
+            place = (start, end, suffix)
+            return _page_blocks(snapshot, path, typed, place, options.create_ids)
     source = lines_of(path) if (lines_of is not None and path is not None) else None
     items = []
     for index, block in enumerate(structure.blocks):
@@ -294,6 +344,57 @@ def _blocks(
             )
         )
     return Completions(items)
+
+
+def _rank_blocks(blocks: Sequence[Block], typed: str) -> Tuple[List[Block], bool]:
+    """The blocks to offer, best first, and whether more matched than are offered. Without a
+    query, in page order; with one, by the fuzzy score of the id and the block's text."""
+    matcher = Matcher(typed)
+    if not matcher:
+        return list(blocks[:BLOCK_LIMIT]), len(blocks) > BLOCK_LIMIT
+    scored: List[Tuple[int, int]] = []
+    for order, block in enumerate(blocks):
+        score = matcher.name(block.key)
+        if score:
+            scored.append((-score, order))
+    scored.sort()
+    chosen = [blocks[order] for _score, order in scored[:BLOCK_LIMIT]]
+    return chosen, len(scored) > BLOCK_LIMIT
+
+
+def _page_blocks(
+    snapshot: Snapshot, path: str, typed: str, place: Tuple[int, int, str], create_ids: bool
+) -> Completions:
+    """The target's blocks: those with an id insert it; the others (with `create_ids`) insert a
+    fresh id and carry the `NewBlockId` that adds it to the page."""
+    start, end, suffix = place
+    page = blocks_of(snapshot.text, snapshot.sha256)
+    chosen, more = _rank_blocks(page.blocks if create_ids else page.with_ids, typed)
+    query = typed.strip()
+    items: List[Candidate] = []
+    for position, block in enumerate(chosen):
+        offer = page.offer(block)
+        new_block = None
+        if offer.line_sha256 is None:
+            label, detail = offer.name, offer.label or None
+        else:
+            label, detail = offer.label or block.kind, f"new id ^{offer.name} · {block.kind}"
+            new_block = NewBlockId(path, block.last, offer.name, snapshot.sha256, offer.line_sha256)
+        items.append(
+            Candidate(
+                label=label,
+                new_text=offer.name + suffix,
+                start=start,
+                end=end,
+                kind=BLOCK,
+                detail=detail,
+                sort_text=f"{position:05d}",
+                # Matched on the text too: keep clients from filtering it out again.
+                filter_text=typed + " " + label if query else None,
+                new_block=new_block,
+            )
+        )
+    return Completions(items, incomplete=more)
 
 
 def _aliases(vault: Vault, line: str, column: int, page: str, start: int) -> Completions:

@@ -322,7 +322,7 @@ def subject_at(
     return Subject(entry.key)
 
 
-def _matches(link: Link, subject: Subject) -> bool:
+def names_subject(link: Link, subject: Subject) -> bool:
     """Whether a link to the subject's page also names the subject's heading or block."""
     if subject.heading is not None:
         return link.heading is not None and heading_key(link.heading) == heading_key(
@@ -372,7 +372,7 @@ def references(
         if structure is None:
             continue
         for link in links_by_key(structure, source).get(subject.key, ()):
-            if _matches(link, subject):
+            if names_subject(link, subject):
                 found.append((source.rel, Place(path, link.line, link.start, link.line, link.end)))
     found.sort(key=lambda item: (item[0], item[1].line, item[1].start))
     return [place for _rel, place in found]

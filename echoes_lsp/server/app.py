@@ -29,6 +29,7 @@ from .features import (
     references,
     rename,
     semantic_tokens,
+    structure,
     symbols,
 )
 from .guard import guarded
@@ -50,6 +51,7 @@ FEATURE_MODULES = (
     links,
     references,
     symbols,
+    structure,
     rename,
     actions,
     semantic_tokens,

@@ -17,9 +17,11 @@ from lsprotocol import types
 # The name of a client that sends no `clientInfo`. eglot 1.9 and ALE 3.3 send none (their
 # `initialize` is in tests/lsp/clients/), so an unnamed client is taken to be like them.
 UNNAMED = ""
-# Clients, by `clientInfo.name`, that do not run a completion item's `command`: neither eglot
-# 1.9 nor ALE 3.3 does.
-NO_COMPLETION_COMMANDS: FrozenSet[str] = frozenset({UNNAMED})
+# Clients, by `clientInfo.name`, that do not run a completion item's `command`: eglot 1.9 and
+# ALE 3.3.0 (unnamed) insert an item's edits without running it; later eglot releases name
+# themselves "Eglot", and "ale" is kept for an ALE that would. VS Code runs the command, and so
+# does Neovim 0.11's `vim.lsp.completion` ("Neovim").
+NO_COMPLETION_COMMANDS: FrozenSet[str] = frozenset({UNNAMED, "Eglot", "ale"})
 # Clients, by `clientInfo.name`, whose file watcher misses a file replaced by rename (how the
 # runtime writes), so the vault is polled for them as if no watcher was registered. eglot 1.9
 # accepts the registration but drops every rename event of its file-notify watch.
@@ -54,6 +56,8 @@ class ClientSupport:
         "completion_commands",
         "document_changes",
         "documentation_format",
+        "folding_limit",
+        "folding_lines_only",
         "hover_format",
         "inlay_hint_refresh",
         "message_requests",
@@ -86,6 +90,10 @@ class ClientSupport:
         # again for the hints and tokens of the documents it shows.
         self.inlay_hint_refresh = False
         self.semantic_tokens_refresh = False
+        # Folding ranges: the client folds whole lines only (it ignores columns), and takes at
+        # most this many ranges (None: no limit).
+        self.folding_lines_only = False
+        self.folding_limit: Optional[int] = None
 
     @classmethod
     def of(cls, params: Optional[types.InitializeParams]) -> ClientSupport:
@@ -112,6 +120,10 @@ class ClientSupport:
         # hovers (eglot 1.9 shows Markdown as Markdown only with markdown-mode installed).
         listed = declared(caps, "text_document.completion.completion_item.documentation_format")
         support.documentation_format = preferred_markup(listed) if listed else support.hover_format
+        support.folding_lines_only = bool(
+            declared(caps, "text_document.folding_range.line_folding_only")
+        )
+        support.folding_limit = declared(caps, "text_document.folding_range.range_limit")
         support.completion_commands = support.name not in NO_COMPLETION_COMMANDS
         support.watcher_sees_renames = support.name not in WATCHER_MISSES_RENAMES
         support.inlay_hint_refresh = bool(declared(caps, "workspace.inlay_hint.refresh_support"))

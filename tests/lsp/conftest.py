@@ -42,8 +42,11 @@ ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = ROOT / "runtime" / "echoes_vault.py"
 WAIT = 30.0
 CLIENTS = ("neovim", "visual_studio_code")
-# The `clientInfo.name` each of them sends.
-CLIENT_NAMES = {"neovim": "Neovim", "visual_studio_code": "Visual Studio Code"}
+# The `clientInfo` each client sends (the server knows some abilities only by name).
+CLIENT_INFO = {
+    "neovim": types.ClientInfo(name="Neovim", version="v0.11.0"),
+    "visual_studio_code": types.ClientInfo(name="Visual Studio Code", version="1.95.0"),
+}
 # Clients that declare less, replayed from the `initialize` the real editors sent (clients/).
 LIMITED = ("eglot_1.9", "ale_3.3")
 CAPTURED = Path(__file__).resolve().parent / "clients"
@@ -258,7 +261,7 @@ async def start_session(
         lsp_client.initialize_session(
             types.InitializeParams(
                 capabilities=capabilities(kind),
-                client_info=types.ClientInfo(name=CLIENT_NAMES[kind]),
+                client_info=CLIENT_INFO.get(kind),
                 root_uri=uri(workspace),
                 workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="vault")],
                 initialization_options=poll_off(options),

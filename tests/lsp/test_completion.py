@@ -112,9 +112,15 @@ async def test_headings_and_block_ids(shared: Session) -> None:
     assert edit.range.start == edit.range.end == after(shared, text, "[[sessions#", 7)
     result = await complete(shared, uri, after(shared, text, "[[sessions#^", 8), "^")
     assert result is not None
-    assert labels(result.items) == ["rotation"]
-    assert edit_of(result.items[0]).new_text == "rotation]]"
-    assert result.items[0].detail == "Access tokens live 15 minutes."
+    # Every paragraph is offered: the one with an id inserts it, the other a fresh id that the
+    # item's command adds to the page (tests/lsp/test_block_ids.py).
+    assert labels(result.items) == ["Used by [[auth]].", "rotation"]
+    rotation = item(result.items, "rotation")
+    assert edit_of(rotation).new_text == "rotation]]"
+    assert rotation.detail == "Access tokens live 15 minutes."
+    assert rotation.command is None
+    fresh = item(result.items, "Used by [[auth]].")
+    assert fresh.command is not None and fresh.command.command == "echoes.addBlockId"
 
 
 async def test_headings_of_the_page_being_edited(shared: Session) -> None:

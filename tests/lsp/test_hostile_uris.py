@@ -101,6 +101,15 @@ async def every_request(session: Session, document: str) -> List[Any]:
         client.text_document_inlay_hint_async(
             types.InlayHintParams(text_document=identifier, range=span)
         ),
+        client.text_document_folding_range_async(
+            types.FoldingRangeParams(text_document=identifier)
+        ),
+        client.text_document_selection_range_async(
+            types.SelectionRangeParams(text_document=identifier, positions=[here])
+        ),
+        client.text_document_document_highlight_async(
+            types.DocumentHighlightParams(text_document=identifier, position=here)
+        ),
         client.text_document_code_action_async(
             types.CodeActionParams(
                 text_document=identifier,

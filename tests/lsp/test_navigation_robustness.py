@@ -69,7 +69,25 @@ def requests() -> List[Any]:
     def lenses(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
         return s.client.text_document_code_lens_async(types.CodeLensParams(text_document=doc(uri)))
 
+    def folding(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
+        return s.client.text_document_folding_range_async(
+            types.FoldingRangeParams(text_document=doc(uri))
+        )
+
+    def selection(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
+        return s.client.text_document_selection_range_async(
+            types.SelectionRangeParams(text_document=doc(uri), positions=[at])
+        )
+
+    def highlight(s: Session, uri: str, at: types.Position) -> Awaitable[Any]:
+        return s.client.text_document_document_highlight_async(
+            types.DocumentHighlightParams(text_document=doc(uri), position=at)
+        )
+
     return [
+        pytest.param(folding, id="foldingRange"),
+        pytest.param(selection, id="selectionRange"),
+        pytest.param(highlight, id="documentHighlight"),
         pytest.param(completion, id="completion"),
         pytest.param(hover, id="hover"),
         pytest.param(definition, id="definition"),

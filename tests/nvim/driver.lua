@@ -547,6 +547,49 @@ function scenarios.builtin_completion()
   report.line = vim.api.nvim_get_current_line()
 end
 
+--- Built-in completion of a block without an id: choosing it inserts the link with a fresh id,
+--- and Neovim runs the item's command, which adds the id to the target page on disk.
+function scenarios.block_id_completion()
+  require('echoes_lsp').setup({ completion = true })
+  vim.opt.completeopt = { 'menuone', 'noselect', 'popup' }
+  step('open auth-architecture.md')
+  local bufnr = open_page('auth-architecture.md')
+  step('type [[session-tokens#^ in insert mode')
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(bufnr), 0 })
+  vim.api.nvim_feedkeys(vim.keycode('oSee [[session-tokens#^'), 'nt', false)
+  local labels = wait_for('the block menu after #^', function()
+    if vim.fn.pumvisible() == 1 then
+      local info = vim.fn.complete_info({ 'items' })
+      if #info.items > 0 then
+        return vim.tbl_map(function(item)
+          return item.abbr ~= '' and item.abbr or item.word
+        end, info.items)
+      end
+    end
+    return nil
+  end)
+  report.menu = labels
+  local wanted = 'Refresh tokens rotate on every use.'
+  local index = nil
+  for position, label in ipairs(labels) do
+    if label == wanted then
+      index = position
+    end
+  end
+  assert(index, 'no item for ' .. wanted)
+  step('select it and accept')
+  vim.api.nvim_feedkeys(vim.keycode(string.rep('<C-n>', index) .. '<C-y><Esc>'), 'nt', false)
+  wait_for('insert mode to end', function()
+    return vim.api.nvim_get_mode().mode == 'n'
+  end)
+  report.line = vim.api.nvim_get_current_line()
+  step('wait for the id in session-tokens.md')
+  report.target = wait_for('the id written to session-tokens.md', function()
+    local text = read_file(pages .. '/session-tokens.md')
+    return text and text:find(wanted .. ' %^') and text or nil
+  end)
+end
+
 --- :EchoesStatus, :EchoesSearch and the statusline item.
 function scenarios.commands()
   step('open session-tokens.md')
@@ -583,6 +626,30 @@ function scenarios.commands()
   end, qf.items)
   report.quickfix_open = vim.fn.getqflist({ winid = 0 }).winid ~= 0
   report.status_events = #events
+end
+
+--- The statusline names its two counts: once the vault is loaded, then after an edit that adds
+--- a broken link (one problem in an open file, which leaves the vault's files as they were).
+function scenarios.status_counts()
+  step('open session-tokens.md')
+  local bufnr = open_page('session-tokens.md')
+  local echoes = require('echoes_lsp')
+  local function status()
+    return echoes.last_status or {}
+  end
+  step('wait for the loaded vault')
+  wait_for('a status of the loaded vault', function()
+    return status().ready
+  end)
+  report.loaded_status = status()
+  report.loaded_statusline = echoes.statusline(bufnr)
+  step('add a broken link')
+  vim.api.nvim_buf_set_lines(bufnr, -1, -1, false, { '', 'See [[no-such-page]].' })
+  wait_for('a status counting the open problem', function()
+    return (tonumber(status().openProblemCount) or 0) > 0
+  end)
+  report.edited_status = status()
+  report.edited_statusline = echoes.statusline(bufnr)
 end
 
 --- :EchoesSave of an edited page: written through the runtime, buffer reloaded and clean.
@@ -961,6 +1028,57 @@ function scenarios.views()
 end
 
 -- Run ----------------------------------------------------------------------------------------------
+
+--- Folding through `vim.lsp.foldexpr()` and document highlights on a page.
+function scenarios.structure()
+  step('open session-tokens.md')
+  local bufnr, client = open_page('session-tokens.md')
+  report.capabilities = {
+    folding = client.server_capabilities.foldingRangeProvider or false,
+    highlight = client.server_capabilities.documentHighlightProvider or false,
+  }
+  vim.api.nvim_buf_set_lines(bufnr, -1, -1, false, { 'Again [[auth-architecture]] here.' })
+
+  step('fold with vim.lsp.foldexpr()')
+  local win = vim.api.nvim_get_current_win()
+  vim.wo[win].foldmethod = 'expr'
+  vim.wo[win].foldexpr = 'v:lua.vim.lsp.foldexpr()'
+  vim.wo[win].foldlevel = 99
+  wait_for('folds from the server', function()
+    return vim.fn.foldlevel(1) > 0 and vim.fn.foldlevel(13) > 1
+  end)
+  local count = vim.api.nvim_buf_line_count(bufnr)
+  report.foldlevels = {}
+  for lnum = 1, count do
+    table.insert(report.foldlevels, vim.fn.foldlevel(lnum))
+  end
+  vim.cmd('normal! zM')
+  report.closed = {}
+  for lnum = 1, count do
+    table.insert(report.closed, vim.fn.foldclosed(lnum))
+  end
+  vim.cmd('normal! zR')
+  local ok = pcall(vim.lsp.foldclose, 'imports', win)
+  report.imports_closed = ok and { vim.fn.foldclosed(1), vim.fn.foldclosed(8) } or vim.NIL
+
+  step('vim.lsp.buf.document_highlight() on [[auth-architecture]]')
+  local link = position_of(bufnr, '[[auth-architecture]]', 3)
+  vim.api.nvim_win_set_cursor(win, { link.line + 1, link.character })
+  vim.lsp.buf.document_highlight()
+  local spaces = vim.api.nvim_get_namespaces()
+  local ns = spaces['nvim.lsp.references'] or spaces['vim_lsp_references']
+  report.highlights = wait_for('document highlights', function()
+    local marks = vim.api.nvim_buf_get_extmarks(bufnr, ns or -1, 0, -1, { details = true })
+    if #marks < 2 then
+      return nil
+    end
+    local found = {}
+    for _, mark in ipairs(marks) do
+      table.insert(found, { line = mark[2], col = mark[3], group = mark[4].hl_group })
+    end
+    return found
+  end)
+end
 
 local scenario = scenarios[scenario_name]
 if not scenario then

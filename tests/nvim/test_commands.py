@@ -25,7 +25,7 @@ def test_status_notification_and_statusline(run: NvimRun) -> None:
     assert status["integrity"] == "healthy"
     assert status["issueCount"] == 0
     assert status["pages"] == 3
-    assert run["statusline"] == "Echoes: healthy (3 pages)"
+    assert run["statusline"] == "Echoes: vault healthy (3 pages)"
 
 
 def test_status_card_in_a_float(run: NvimRun) -> None:
@@ -81,3 +81,25 @@ def test_end_asks_for_summary_and_confirmation(journal: NvimRun) -> None:
     sessions = [e for e in journal["after_end"] if "-session-" in Path(e["file"]).name]
     assert len(sessions) == 1
     assert "Repository layer decisions recorded." in sessions[0]["text"]
+
+
+@pytest.mark.parametrize("defects", [False, True], ids=["healthy", "invalid-pages"])
+def test_the_statusline_names_what_it_counts(
+    tmp_path_factory: pytest.TempPathFactory, defects: bool
+) -> None:
+    """The two counts of the status, each named as the VS Code status bar names them: problems
+    in open files (the broken link added to the open page) and vault files that need attention
+    (the invalid pages of the fixture's defects), never a bare "issues"."""
+    run = scenario_run(tmp_path_factory, "status_counts", defects=defects).ok()
+    loaded, edited = run["loaded_status"], run["edited_status"]
+    assert loaded["openProblemCount"] == 0 and edited["openProblemCount"] == 1
+    if defects:
+        assert loaded["issueCount"] == edited["issueCount"] == 2
+        assert run["loaded_statusline"] == "Echoes: 2 vault files need attention"
+        assert run["edited_statusline"] == (
+            "Echoes: 1 problem in open files · 2 vault files need attention"
+        )
+    else:
+        assert loaded["issueCount"] == edited["issueCount"] == 0
+        assert run["loaded_statusline"] == "Echoes: vault healthy (3 pages)"
+        assert run["edited_statusline"] == "Echoes: 1 problem in open files · vault healthy"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .harness import NvimRun, scenario_run
@@ -60,3 +62,16 @@ def test_builtin_completion_autotriggers_on_brackets(
     run = scenario_run(tmp_path_factory, "builtin_completion").ok()
     assert any(word.startswith("session-tokens") for word in run["menu"]), run["menu"]
     assert run["line"] == "See [[session-tokens]]"
+
+
+def test_block_id_completion_writes_the_id_to_the_target(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Neovim 0.11's `vim.lsp.completion` runs the item's command: choosing a block without an
+    id inserts the link with a fresh id and the id lands at the end of that block on disk."""
+    run = scenario_run(tmp_path_factory, "block_id_completion").ok()
+    assert "rotation" in run["menu"] and "Refresh tokens rotate on every use." in run["menu"]
+    match = re.fullmatch(r"See \[\[session-tokens#\^([0-9a-f]{6})\]\]", run["line"])
+    assert match is not None, run["line"]
+    assert f"Refresh tokens rotate on every use. ^{match.group(1)}\n" in run["target"]
+    assert run["target"].count("^") == 2  # the page's own `^rotation`, and the new id

@@ -40,7 +40,6 @@ OBSERVER = Path(__file__).resolve().parent / "snippet_observer.lua"
 DOCS = [
     ROOT / "docs" / "install.md",
     *sorted((ROOT / "docs" / "editors").glob("*.md")),
-    ROOT / "editors" / "nvim" / "README.md",
 ]
 # The placeholder of the plugin's folder in a checkout (a message naming `/path/to/echoes-lsp`
 # keeps it: its length is checked as written).

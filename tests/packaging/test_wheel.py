@@ -209,7 +209,7 @@ def test_the_extension_and_the_package_share_one_version() -> None:
     assert f"## {__version__}" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
 
 
-NVIM_README = ROOT / "editors" / "nvim" / "README.md"
+NVIM_GUIDE = ROOT / "docs" / "editors" / "neovim.md"
 
 # Appended to a documented init.lua: open the page, wait for EV300 (or 60 s), report, quit.
 NVIM_OBSERVER = """
@@ -242,8 +242,8 @@ end })
 
 
 def documented_lua(first_line: str) -> str:
-    """The Lua block of the Neovim README that starts with `first_line`."""
-    blocks = re.findall(r"```lua\n(.*?)```", NVIM_README.read_text(encoding="utf-8"), re.DOTALL)
+    """The Lua block of the Neovim guide that starts with `first_line`."""
+    blocks = re.findall(r"```lua\n(.*?)```", NVIM_GUIDE.read_text(encoding="utf-8"), re.DOTALL)
     (block,) = [b for b in blocks if b.startswith(first_line + "\n")]
     return block
 
@@ -304,3 +304,23 @@ def test_the_documented_neovim_setups_need_only_the_installed_package(
         assert "OK client attached" in health
         plugin_dir = run([exe, "nvim-plugin"], tmp_path).stdout.strip()
         assert Path(plugin_dir).is_relative_to(installed), plugin_dir
+
+
+def test_the_wheel_carries_the_emacs_integration(built_wheel: Tuple[Path, str]) -> None:
+    wheel, _ = built_wheel
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = archive.read("echoes_lsp/emacs/echoes-lsp.el")
+    assert shipped == (ROOT / "editors" / "emacs" / "echoes-lsp.el").read_bytes()
+
+
+def test_editor_dir_emacs_prints_the_installed_folder(installed: Path, tmp_path: Path) -> None:
+    """A pipx user needs no checkout: the folder is inside the clean environment and holds the
+    file the guide's snippet loads (the snippet itself runs in tests/emacs)."""
+    exe = str(installed / "bin" / "echoes-lsp")
+    done = run([exe, "editor-dir", "emacs"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    folder = Path(done.stdout.strip())
+    assert folder.is_relative_to(installed) and folder.name == "emacs", folder
+    assert (folder / "echoes-lsp.el").read_bytes() == (
+        ROOT / "editors" / "emacs" / "echoes-lsp.el"
+    ).read_bytes()

@@ -19,6 +19,19 @@ def test_a_client_that_declares_nothing_gets_no_request_it_cannot_answer() -> No
     assert not support.apply_edit
     assert not support.rename_files
     assert support.hover_format == types.MarkupKind.Markdown
+    assert not support.folding_lines_only and support.folding_limit is None
+
+
+def test_the_folding_limits_are_read() -> None:
+    caps = types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            folding_range=types.FoldingRangeClientCapabilities(
+                range_limit=5000, line_folding_only=True
+            )
+        )
+    )
+    support = ClientSupport.of(params(caps))
+    assert support.folding_lines_only and support.folding_limit == 5000
 
 
 def test_each_declared_ability_is_read_from_its_own_capability() -> None:

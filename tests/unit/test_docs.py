@@ -184,3 +184,23 @@ def test_the_link_check_finds_broken_links(tmp_path: Path) -> None:
         "../../outside.md (above the repository)",
         "diagnostics.md#no-such-heading (no such heading)",
     ]
+
+
+def editors_table() -> List[List[str]]:
+    """The rows of the editors table of docs/editors/index.md, as cells."""
+    text = (DOCS / "editors" / "index.md").read_text(encoding="utf-8")
+    table = text.split("## The editors", 1)[1].split("\n\n", 2)[1]
+    rows = [line.strip("|").split(" | ") for line in table.splitlines() if line.startswith("| ")]
+    return rows[1:]  # without the header
+
+
+def test_every_shipped_editor_has_a_row_and_every_guide_is_in_the_table() -> None:
+    """`init` names the shipped editors; each is a row of the editors table, and each guide page
+    of docs/editors/ is linked from its row (a guide nobody finds from the overview is lost)."""
+    from echoes_lsp.cli.editor_dir import SHIPPED_EDITORS
+
+    rows = editors_table()
+    assert [row[0].split()[0] for row in rows] == [name.split()[0] for name in SHIPPED_EDITORS]
+    linked = {target for row in rows for target in LINK.findall(row[-1])}
+    guides = {path.name for path in (DOCS / "editors").glob("*.md")} - {"index.md"}
+    assert guides <= linked, guides - linked

@@ -168,6 +168,28 @@ function! s:scenario_save() abort
     let s:report.status_card = getbufline(winbufnr(s:preview_windows()[0]), 1, '$')
 endfunction
 
+" The statusline names its two counts: once the vault is loaded, then after an edit that adds a
+" broken link (one problem in an open file, which leaves the vault's files as they were).
+function! s:scenario_status_counts() abort
+    call s:step('open session-tokens.md')
+    let l:buffer = s:open('session-tokens.md')
+    call s:wait('a status of the loaded vault', {-> get(echoes_lsp#last_status(), 'ready', v:false)})
+    let s:report.loaded_status = echoes_lsp#last_status()
+    let s:report.loaded_statusline = echoes_lsp#statusline()
+
+    call s:step('add a broken link')
+    call append('$', ['', 'See [[no-such-page]].'])
+    " A request sends the buffer's changes to the server first.
+    let s:answered = 0
+    let l:params = {'textDocument': {'uri': ale#util#ToURI(expand('%:p'))}}
+    call echoes_lsp#request(l:buffer, 'textDocument/documentSymbol', l:params,
+    \   {error, result -> execute('let s:answered = 1')})
+    call s:wait('a status counting the open problem',
+    \   {-> get(echoes_lsp#last_status(), 'openProblemCount', 0) > 0})
+    let s:report.edited_status = echoes_lsp#last_status()
+    let s:report.edited_statusline = echoes_lsp#statusline()
+endfunction
+
 " The stale save: refused with EV701 until the person explicitly overwrites, by :EchoesSave and
 " by the code action that asks first.
 function! s:scenario_stale() abort

@@ -104,10 +104,32 @@ def test_an_explicit_overwrite_replaces_the_disk_version(stale: VimRun) -> None:
 
 
 def test_the_status_reaches_the_statusline(saved: VimRun) -> None:
-    assert saved["statusline"] == "EchoesVault: healthy, 3 pages"
+    assert saved["statusline"] == "EchoesVault: vault healthy, 3 pages"
 
 
 def test_the_status_card_opens_in_the_preview_window(saved: VimRun) -> None:
     card = saved["status_card"]
     assert card[0] == "## EchoesVault status"
     assert any("**Pages:** 3" in line for line in card), card
+
+
+@pytest.mark.parametrize("defects", [False, True], ids=["healthy", "invalid-pages"])
+def test_the_statusline_names_what_it_counts(
+    tmp_path_factory: pytest.TempPathFactory, defects: bool
+) -> None:
+    """The two counts of the status, named as the VS Code status bar and the Neovim statusline
+    name them: problems in open files (the broken link added to the open page) and vault files
+    that need attention (the invalid pages of the fixture's defects)."""
+    run = scenario_run(tmp_path_factory, "status_counts", defects=defects)
+    loaded, edited = run["loaded_status"], run["edited_status"]
+    assert loaded["openProblemCount"] == 0 and edited["openProblemCount"] == 1
+    if defects:
+        assert loaded["issueCount"] == edited["issueCount"] == 2
+        assert run["loaded_statusline"] == "EchoesVault: 2 vault files need attention"
+        assert run["edited_statusline"] == (
+            "EchoesVault: 1 problem in open files · 2 vault files need attention"
+        )
+    else:
+        assert loaded["issueCount"] == edited["issueCount"] == 0
+        assert run["loaded_statusline"] == "EchoesVault: vault healthy, 3 pages"
+        assert run["edited_statusline"] == "EchoesVault: 1 problem in open files · vault healthy"

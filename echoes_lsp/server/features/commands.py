@@ -18,6 +18,7 @@ from ..model_sync import resync
 from ..save_safety import refused_as_stale
 from ..vault_folder import Folder, card_line
 from . import Command
+from .block_ids import ADD_BLOCK_ID, add_block_id
 from .document_context import locate
 
 INIT = "echoes.init"
@@ -389,6 +390,11 @@ async def show_or_name(ls: EchoesServer, path: str, what: str) -> bool:
     return opened
 
 
+async def block_id(ls: EchoesServer, *args: Any) -> Any:
+    arguments = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    return await add_block_id(ls, list(arguments))
+
+
 COMMANDS = [
     Command(name, reported(name, handler))
     for name, handler in (
@@ -403,5 +409,6 @@ COMMANDS = [
         (END, end),
         (CREATE, create),
         (DISK, show_disk),
+        (ADD_BLOCK_ID, block_id),
     )
 ]

@@ -3,15 +3,17 @@ keys and values, from `engine/completion_candidates.py`."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional, Tuple
 
 from lsprotocol import types
 
 from ...engine import completion_candidates
+from ...engine.completion_candidates import NewBlockId
 from ...runtime import echoes_vault as rules
 from ..echoes_server import EchoesServer
-from ..lsp_convert import markup
+from ..lsp_convert import markup, path_to_uri
 from . import Feature
+from .block_ids import command_for, snapshot
 from .document_context import load_document, wait_for_index
 
 TRIGGERS = ["[", "#", "^", "|", ":", " "]
@@ -26,36 +28,59 @@ KINDS = {
 }
 
 
-def completion_item(
-    ls: EchoesServer,
-    line_text: str,
-    line: int,
-    candidate: completion_candidates.Candidate,
-    tags: bool,
-) -> types.CompletionItem:
-    start = ls.columns.to_client(line_text, candidate.start)
-    end = ls.columns.to_client(line_text, candidate.end)
-    return types.CompletionItem(
-        label=candidate.label,
-        kind=KINDS.get(candidate.kind, types.CompletionItemKind.Text),
-        detail=rules.mask_secrets(candidate.detail) if candidate.detail else candidate.detail,
-        documentation=(
-            markup(ls.support.documentation_format, candidate.documentation)
-            if candidate.documentation
-            else None
-        ),
-        sort_text=candidate.sort_text,
-        filter_text=candidate.filter_text,
-        text_edit=types.TextEdit(
-            range=types.Range(
-                start=types.Position(line=line, character=start),
-                end=types.Position(line=line, character=end),
+class ItemMaker:
+    """Turns the candidates of one list into LSP items. They mostly replace the same columns (a
+    block list all of them): each range is converted once, and each target page's URI made
+    once, however many items share it."""
+
+    def __init__(self, ls: EchoesServer, line_text: str, line: int, tags: bool) -> None:
+        self.ls = ls
+        self.line_text = line_text
+        self.line = line
+        self.tags = tags
+        self._ranges: Dict[Tuple[int, int], types.Range] = {}
+        self._uris: Dict[str, str] = {}
+
+    def range(self, start: int, end: int) -> types.Range:
+        known = self._ranges.get((start, end))
+        if known is None:
+            to_client = self.ls.columns.to_client
+            known = types.Range(
+                start=types.Position(line=self.line, character=to_client(self.line_text, start)),
+                end=types.Position(line=self.line, character=to_client(self.line_text, end)),
+            )
+            self._ranges[(start, end)] = known
+        return known
+
+    def command(self, new_block: Optional[NewBlockId]) -> Optional[types.Command]:
+        if new_block is None:
+            return None
+        uri = self._uris.get(new_block.path)
+        if uri is None:
+            uri = self._uris[new_block.path] = path_to_uri(new_block.path)
+        return command_for(new_block, uri)
+
+    def item(self, candidate: completion_candidates.Candidate) -> types.CompletionItem:
+        return types.CompletionItem(
+            label=candidate.label,
+            kind=KINDS.get(candidate.kind, types.CompletionItemKind.Text),
+            detail=rules.mask_secrets(candidate.detail) if candidate.detail else candidate.detail,
+            documentation=(
+                markup(self.ls.support.documentation_format, candidate.documentation)
+                if candidate.documentation
+                else None
             ),
-            new_text=candidate.new_text,
-        ),
-        tags=[types.CompletionItemTag.Deprecated] if candidate.deprecated and tags else None,
-        deprecated=True if candidate.deprecated else None,
-    )
+            sort_text=candidate.sort_text,
+            filter_text=candidate.filter_text,
+            text_edit=types.TextEdit(
+                range=self.range(candidate.start, candidate.end), new_text=candidate.new_text
+            ),
+            tags=[types.CompletionItemTag.Deprecated]
+            if candidate.deprecated and self.tags
+            else None,
+            deprecated=True if candidate.deprecated else None,
+            command=self.command(candidate.new_block),
+        )
 
 
 async def complete(
@@ -79,14 +104,19 @@ async def complete(
         document.is_page,
         own=document.structure,
         lines_of=ls.lines_of,
+        blocks=completion_candidates.BlockOptions(
+            snapshot_of=lambda path: snapshot(ls, path),
+            own_path=document.path if document.is_page else None,
+            # A client that does not run an item's command can only complete existing ids.
+            create_ids=ls.support.completion_commands,
+        ),
     )
     if found is None:
         return None
     tags = bool(ls.capability("text_document.completion.completion_item.tag_support"))
-    line_text = document.lines[line]
+    maker = ItemMaker(ls, document.lines[line], line, tags)
     return types.CompletionList(
-        is_incomplete=found.incomplete,
-        items=[completion_item(ls, line_text, line, item, tags) for item in found.items],
+        is_incomplete=found.incomplete, items=[maker.item(item) for item in found.items]
     )
 
 

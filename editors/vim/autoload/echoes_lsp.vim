@@ -2,6 +2,8 @@
 " (`ale_linters/markdown/echoes_lsp.vim`) and the `:Echoes*` commands (`plugin/echoes_lsp.vim`).
 " Requests go through ALE's connection to the server, so one server runs per workspace.
 
+scriptencoding utf-8
+
 let s:vault_dir = 'EchoesVault'
 " Request id -> the function that takes (error, result).
 let s:pending = {}
@@ -21,6 +23,7 @@ function! echoes_lsp#default_settings() abort
     \   'agent': 'echoes-lsp',
     \   'watch': {'pollInterval': 2},
     \   'index': {'hydrateOnSave': v:true},
+    \   'inlayHints': {'blockText': v:true, 'deprecated': v:true},
     \}
 endfunction
 
@@ -504,17 +507,43 @@ endfunction
 
 " Status and other commands ----------------------------------------------------------------------
 
-" The vault's state for a statusline ("EchoesVault: healthy, 12 pages"), from the last
-" `echoes/statusChanged` the server sent; '' before any.
+function! s:plural(count, one, many) abort
+    return printf('%d %s', a:count, a:count == 1 ? a:one : a:many)
+endfunction
+
+" The last `echoes/statusChanged` the server sent (`integrity`, `issueCount`, `openProblemCount`,
+" `pages`, ...); {} before any.
+function! echoes_lsp#last_status() abort
+    return deepcopy(s:status)
+endfunction
+
+" The vault's state for a statusline, each count named for what it counts as the other editors
+" name it (docs/concepts.md): the diagnostics of the open pages and the vault files that need
+" attention, e.g. "EchoesVault: 3 problems in open files · vault healthy"; '' before any status.
 function! echoes_lsp#statusline() abort
     if empty(s:status)
         return ''
     endif
 
-    let l:issues = get(s:status, 'issueCount', 0)
-    let l:text = printf('EchoesVault: %s, %d pages', get(s:status, 'integrity', '?'), get(s:status, 'pages', 0))
+    let l:integrity = get(s:status, 'integrity', '?')
 
-    return l:text . (l:issues ? printf(', %d with issues', l:issues) : '')
+    if l:integrity is# 'read-only' || l:integrity is# 'uninitialized'
+        return 'EchoesVault: ' . (l:integrity is# 'read-only' ? 'read-only' : 'not initialized')
+    endif
+
+    let l:problems = get(s:status, 'openProblemCount', 0)
+    let l:issues = get(s:status, 'issueCount', 0)
+    let l:vault = l:issues
+    \   ? s:plural(l:issues, 'vault file needs', 'vault files need') . ' attention'
+    \   : 'vault healthy'
+
+    if l:problems
+        return printf('EchoesVault: %s in open files · %s',
+        \   s:plural(l:problems, 'problem', 'problems'), l:vault)
+    endif
+
+    return 'EchoesVault: ' . l:vault
+    \   . (l:issues ? '' : ', ' . s:plural(get(s:status, 'pages', 0), 'page', 'pages'))
 endfunction
 
 function! s:show_markdown(title, error, result) abort

@@ -1115,6 +1115,42 @@ async function main() {
     );
 
     await test(
+      '12b. a block without an id: completion inserts the link and the id lands in the target',
+      async () => {
+        await cleanSlate();
+        const target = path.join(workspace, 'EchoesVault', 'pages', 'token-refresh.md');
+        await wb.openFile('authentication.md');
+        await page.keyboard.press('Control+End');
+        await page.keyboard.press('Enter');
+        await page.keyboard.type('See [[token-refresh#^', { delay: 50 });
+        const suggest = page.locator('.suggest-widget');
+        await waitFor(
+          async () => {
+            const text = (await suggest.first().innerText({ timeout: 1000 })).replace(/\s+/g, ' ');
+            return text.includes('Rotation happens in the gateway') && text;
+          },
+          { timeout: 30000, message: "token-refresh's paragraph in the suggest widget" },
+        );
+        // The only block of the page: accept it (Tab, which needs no focused row), and VS Code
+        // runs the item's command.
+        await sleep(500);
+        await page.keyboard.press('Tab');
+        const id = await waitFor(
+          () => {
+            const found = /for the boundary\. \^([0-9a-f]{6})\n/.exec(readFileSync(target, 'utf8'));
+            return found && found[1];
+          },
+          { timeout: 30000, message: 'the new id at the end of the paragraph in token-refresh.md' },
+        );
+        await waitFor(async () => (await wb.editorText()).includes(`[[token-refresh#^${id}]]`), {
+          timeout: 10000,
+          message: `the link to ^${id} in the editor`,
+        });
+      },
+      { needs: ['4. Save through EchoesVault writes the buffer through the runtime'] },
+    );
+
+    await test(
       '13. Restore context opens the context in a Markdown preview',
       async () => {
         await wb.runCommand('EchoesVault: Restore context');

@@ -1,7 +1,7 @@
 -- echoes_lsp: Neovim commands for the EchoesVault language server (echoes-lsp).
 --
 -- Every write goes through the server's `workspace/executeCommand` commands, which run the
--- project's portable runtime. See `editors/nvim/README.md`.
+-- project's portable runtime. See docs/editors/neovim.md.
 
 local M = {}
 
@@ -311,8 +311,15 @@ function M.on_status(_, result, _)
   end)
 end
 
---- A short statusline item for the vault of the current buffer, e.g. `Echoes: healthy (12 pages)`.
---- Empty when no echoes-lsp client serves the buffer's workspace.
+local function plural(count, one, many)
+  return ('%d %s'):format(count, count == 1 and one or many)
+end
+
+--- A short statusline item for the vault of the current buffer, naming what it counts as the
+--- VS Code status bar does (docs/concepts.md, "Problems and vault issues"): the diagnostics of
+--- the open pages (`openProblemCount`) and the vault files that need attention (`issueCount`),
+--- e.g. `Echoes: 3 problems in open files · vault healthy`. Empty when no echoes-lsp client
+--- serves the buffer's workspace.
 ---@param bufnr integer?
 ---@return string
 function M.statusline(bufnr)
@@ -322,14 +329,20 @@ function M.statusline(bufnr)
   if not status then
     return ''
   end
-  local text = 'Echoes: ' .. tostring(status.integrity)
-  local issues = tonumber(status.issueCount) or 0
-  if issues > 0 then
-    text = text .. (' (%d issue%s)'):format(issues, issues == 1 and '' or 's')
-  elseif status.pages then
-    text = text .. (' (%d pages)'):format(tonumber(status.pages) or 0)
+  if status.integrity == 'read-only' or status.integrity == 'uninitialized' then
+    return 'Echoes: ' .. (status.integrity == 'read-only' and 'read-only' or 'not initialized')
   end
-  return text
+  local problems = tonumber(status.openProblemCount) or 0 -- absent from older servers
+  local issues = tonumber(status.issueCount) or 0
+  local vault = issues > 0 and plural(issues, 'vault file needs', 'vault files need') .. ' attention'
+    or 'vault healthy'
+  if problems > 0 then
+    return ('Echoes: %s in open files · %s'):format(plural(problems, 'problem', 'problems'), vault)
+  end
+  if issues == 0 and status.pages then
+    return ('Echoes: vault healthy (%s)'):format(plural(tonumber(status.pages) or 0, 'page', 'pages'))
+  end
+  return 'Echoes: ' .. vault
 end
 
 local function show_markdown(markdown, title)

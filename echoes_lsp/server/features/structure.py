@@ -1,0 +1,117 @@
+"""A page's structure in the editor: `textDocument/foldingRange`, `textDocument/selectionRange`
+and `textDocument/documentHighlight`, from the pure functions of `engine/folding.py`,
+`engine/selection.py` and `engine/highlights.py`."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+from lsprotocol import types
+
+from ...engine.folding import Fold, folds, within_limit
+from ...engine.highlights import highlights
+from ...engine.selection import selection_spans
+from ...engine.vault import LEGACY_DAILY
+from ...runtime import echoes_vault as rules
+from ..echoes_server import EchoesServer
+from . import Feature
+from .document_context import VaultDocument, load_document
+
+FOLD_KINDS = {
+    "imports": types.FoldingRangeKind.Imports,
+    "region": types.FoldingRangeKind.Region,
+}
+
+
+def markdown_document(ls: EchoesServer, uri: str) -> Optional[VaultDocument]:
+    """The vault file at `uri` when it is Markdown (a page, a daily entry, the index, a raw
+    source); None for the vault's other files, which have no such structure."""
+    document = load_document(ls, uri)
+    if document is None or not document.path.lower().endswith(".md"):
+        return None
+    return document
+
+
+def document_folds(document: VaultDocument, around: Optional[int] = None) -> List[Fold]:
+    legacy = document.entry is not None and document.entry.kind == LEGACY_DAILY
+    return folds(
+        document.text, document.structure, document.lines, document.is_page, legacy, around
+    )
+
+
+def folding_ranges(
+    ls: EchoesServer, params: types.FoldingRangeParams
+) -> Optional[List[types.FoldingRange]]:
+    document = markdown_document(ls, params.text_document.uri)
+    if document is None:
+        return None
+    found = within_limit(document_folds(document), ls.support.folding_limit)
+    lines_only = ls.support.folding_lines_only
+    units = document.columns.units
+    return [
+        types.FoldingRange(
+            start_line=fold.start,
+            end_line=fold.end,
+            # Without columns the first line stays in view; with them, all of it does too.
+            start_character=None if lines_only else units(document.lines[fold.start]),
+            end_character=None if lines_only else units(document.lines[fold.end]),
+            kind=FOLD_KINDS.get(fold.kind) if fold.kind else None,
+        )
+        for fold in found
+    ]
+
+
+def _frontmatter(document: VaultDocument) -> Optional[rules.Frontmatter]:
+    return rules.parse_frontmatter(document.lines) if document.is_page else None
+
+
+def selection_ranges(
+    ls: EchoesServer, params: types.SelectionRangeParams
+) -> Optional[List[types.SelectionRange]]:
+    document = markdown_document(ls, params.text_document.uri)
+    if document is None:
+        return None
+    frontmatter = _frontmatter(document)
+    answers: List[types.SelectionRange] = []
+    for position in params.positions:
+        where = document.cursor(position)
+        if where is None:  # past the text: the position itself, as the client asked
+            answers.append(types.SelectionRange(range=types.Range(start=position, end=position)))
+            continue
+        around = document_folds(document, where[0])
+        spans = selection_spans(
+            document.lines, document.structure, around, where[0], where[1], frontmatter
+        )
+        parent: Optional[types.SelectionRange] = None
+        for span in reversed(spans):
+            parent = types.SelectionRange(range=document.range(*span), parent=parent)
+        assert parent is not None
+        answers.append(parent)
+    return answers
+
+
+def document_highlights(
+    ls: EchoesServer, params: types.DocumentHighlightParams
+) -> Optional[List[types.DocumentHighlight]]:
+    document = markdown_document(ls, params.text_document.uri)
+    if document is None:
+        return None
+    where = document.cursor(params.position)
+    if where is None:
+        return None
+    return [
+        types.DocumentHighlight(
+            range=document.range(found.line, found.start, found.line, found.end),
+            kind=types.DocumentHighlightKind.Write
+            if found.declaration
+            else types.DocumentHighlightKind.Read,
+        )
+        for found in highlights(document.entry, document.structure, *where)
+    ]
+
+
+FEATURES = [
+    Feature(types.TEXT_DOCUMENT_FOLDING_RANGE, folding_ranges),
+    Feature(types.TEXT_DOCUMENT_SELECTION_RANGE, selection_ranges),
+    Feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, document_highlights),
+]
