@@ -13,7 +13,7 @@
 //   E2E_FIXTURE      fixture folder (pages/ to copy into a fresh vault)
 //   E2E_ARTIFACTS    where the screenshot goes
 //   E2E_ONLY         optional regular expression: only the tests whose names match it run (a
-//                    quick run of a few checks, e.g. E2E_ONLY='^(1|2c|2d|2e)\.')
+//                    quick run of a few checks, e.g. E2E_ONLY='^(1|2|2c|2d|2e)\.')
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
