@@ -10,6 +10,7 @@
 #   ECHOES_LSP_SERVER   server executable (default: <repo>/.venv/bin/echoes-lsp)
 #   ECHOES_E2E_CACHE    cache root (default: ~/.cache/echoes-lsp-e2e)
 #   ECHOES_E2E_KEEP=1   keep the temporary workspace and logs
+#   E2E_ONLY            a regular expression: only the tests whose names match it run
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"

@@ -12,6 +12,8 @@
 //   E2E_RUNTIME      the runtime file that creates the vault (`bundled` only)
 //   E2E_FIXTURE      fixture folder (pages/ to copy into a fresh vault)
 //   E2E_ARTIFACTS    where the screenshot goes
+//   E2E_ONLY         optional regular expression: only the tests whose names match it run (a
+//                    quick run of a few checks, e.g. E2E_ONLY='^(1|2|2c|2d|2e)\.')
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -50,8 +52,16 @@ const FIXTURE = requireEnv('E2E_FIXTURE');
 const ARTIFACTS = requireEnv('E2E_ARTIFACTS');
 const KEEP = process.env.ECHOES_E2E_KEEP === '1';
 const CHROMIUM = process.env.E2E_CHROMIUM || '/usr/bin/chromium';
+const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : undefined;
+/** The extension's id: the one folding provider of Markdown files (see writeUserSettings). */
+const EXTENSION_ID = 'echoes-lsp.echoes-lsp';
 
 const PAGE = 'broken-page.md';
+/**
+ * The colour of the `invalid` scope in code-server's default themes: Light Modern (headless
+ * Chromium prefers a light scheme) and Dark Modern.
+ */
+const INVALID_COLOURS = ['rgb(205, 49, 49)', 'rgb(244, 71, 71)'];
 /** The broken page with its three defects fixed; saved through EchoesVault in test 4. */
 const FIXED_PAGE = [
   '---',
@@ -157,6 +167,9 @@ function writeUserSettings(userDataDir) {
     'chat.disableAIFeatures': true,
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
     'window.commandCenter': false,
+    // Markdown's built-in extension folds headings too; with the server as the only folding
+    // provider, a fold in the editor is the server's.
+    '[markdown]': { 'editor.defaultFoldingRangeProvider': EXTENSION_ID },
   };
   mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
@@ -189,7 +202,7 @@ let currentPage;
 async function test(name, fn, { needs = [] } = {}) {
   const wanted =
     MODE === 'bundled' ? BUNDLED_TESTS.has(name) : MODE === 'nopython' ? NOPYTHON_TESTS.has(name) : !name.startsWith('16.');
-  if (!wanted) {
+  if (!wanted || (ONLY && !ONLY.test(name))) {
     return;
   }
   const missing = needs.filter((dep) => !results.some((r) => r.name === dep && r.ok));
@@ -247,6 +260,20 @@ class Workbench {
   async runCommand(title) {
     await this.quickInput(`>${title}`);
     const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    try {
+      await row.waitFor({ state: 'visible', timeout: 15000 });
+    } catch (error) {
+      await this.page.keyboard.press('Escape');
+      throw error;
+    }
+    await row.click();
+  }
+
+  /** Runs the palette command titled exactly `title` (not one that merely starts with it). */
+  async runExactCommand(title) {
+    await this.quickInput(`>${title}`);
+    const label = this.page.locator('.label-name').filter({ hasText: new RegExp(`^${title}$`) });
+    const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: label }).first();
     try {
       await row.waitFor({ state: 'visible', timeout: 15000 });
     } catch (error) {
@@ -495,6 +522,88 @@ async function main() {
             ),
           { timeout: 30000, message: 'the status bar item to count vault files that need attention' },
         );
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '2c. an inlay hint after [[authentication#^boundary]] shows the first line of the block',
+      async () => {
+        await wb.focusEditor();
+        // The hint is text the editor draws after the link, in the link's line (cut by
+        // editor.inlayHints.maximumLength).
+        await waitFor(
+          async () => {
+            const lines = await page.locator('.editor-instance .view-lines .view-line').allInnerTexts();
+            const line = lines.map((text) => text.replace(/\s+/g, ' ')).find((text) => text.includes('[[authentication#^boundary]]'));
+            return line && /\]\] ?Tokens are validated at the service/.test(line) && line;
+          },
+          { timeout: 30000, message: "the block's first line after the link" },
+        );
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '2d. a semantic token colours the unresolved [[missing-page]] apart from a resolved link',
+      async () => {
+        // The innermost coloured span of each link target, and the colour the page draws it in.
+        const colours = () =>
+          page.evaluate(() => {
+            const found = {};
+            for (const span of document.querySelectorAll('.editor-instance .view-lines .view-line span[class^="mtk"]')) {
+              const text = span.textContent;
+              for (const word of ['missing-page', 'authentication']) {
+                if (text.includes(word) && (!found[word] || text.length < found[word].text.length)) {
+                  found[word] = { text, color: getComputedStyle(span).color };
+                }
+              }
+            }
+            return found;
+          });
+        // The token spans exactly the page name, and the `unresolved` modifier maps to the
+        // `invalid` scope (package.json), which the default themes draw red.
+        const found = await waitFor(
+          async () => {
+            const { 'missing-page': missing, authentication } = await colours();
+            return (
+              missing?.text === 'missing-page' &&
+              authentication?.text === 'authentication' &&
+              INVALID_COLOURS.includes(missing.color) &&
+              missing.color !== authentication.color && { missing, authentication }
+            );
+          },
+          { timeout: 30000, message: `missing-page as its own token in ${INVALID_COLOURS.join(' or ')}, apart from authentication` },
+        ).catch(async (error) => {
+          throw new Error(`${error.message}; seen: ${JSON.stringify(await colours())}`);
+        });
+        log(`unresolved link ${found.missing.color}, resolved link ${found.authentication.color}`);
+      },
+      { needs: ['1. open a page with known defects'] },
+    );
+
+    await test(
+      '2e. Fold All folds the frontmatter and the heading section by the server\'s ranges',
+      async () => {
+        const hidden = ['summary: This summary', 'Before deploying', '[[authentication#^boundary]]'];
+        // The editor draws spaces as no-break spaces.
+        const text = async () => (await page.locator('.editor-instance .view-lines').first().innerText()).replace(/\s+/g, ' ');
+        // The ranges arrive after the page opens: Fold All is run again until they are there.
+        await waitFor(
+          async () => {
+            await wb.focusEditor();
+            await wb.runExactCommand('Fold All');
+            await sleep(500);
+            const shown = await text();
+            return shown.includes('# Deployment runbook') && hidden.every((line) => !shown.includes(line));
+          },
+          { timeout: 30000, interval: 1000, message: 'the frontmatter and the section body to be hidden' },
+        );
+        await wb.runExactCommand('Unfold All');
+        await waitFor(async () => (await text()).includes('Before deploying'), {
+          timeout: 10000,
+          message: 'Unfold All to show the section again',
+        });
       },
       { needs: ['1. open a page with known defects'] },
     );
