@@ -15,12 +15,25 @@ from __future__ import annotations
 import os
 import weakref
 from collections import OrderedDict
-from typing import Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import (
+    Callable,
+    Dict,
+    FrozenSet,
+    Generic,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    TypeVar,
+)
 
 from ..engine.fuzzy import Steps
+from ..engine.hint_texts import HintMaker
 from ..engine.markdown import BlockId, Heading, Link, Structure, fenced_ranges, scan
 from ..engine.token_spans import Resolver, link_spans
-from ..engine.vault import Entry, Vault, key_of
+from ..engine.vault import Vault, key_of
 from ..runtime import echoes_vault as rules
 from .lsp_convert import Columns
 
@@ -28,11 +41,14 @@ from .lsp_convert import Columns
 # on an asset (any asset change drops it).
 OWN = "\0own"
 ASSETS = "\0assets"
+# The key of a row that depends on any page of the vault (a deprecated page's replacement).
+ANY_PAGE = "\0pages"
 # Documents of more lines are answered without keeping rows (their full answer is capped).
 MAX_LINES = 20_000
 MAX_TEXT = 2 * 1024 * 1024
 # Rows are kept for this many documents, the most recently asked first.
 KEPT_DOCUMENTS = 8
+R = TypeVar("R")
 # A request gives way to other requests after making this many rows.
 ROW_SLICE = 2_000
 
@@ -116,16 +132,37 @@ def page_key_of(path: str) -> str:
     return key_of(rules.nfc(os.path.basename(path)[:-3]))
 
 
+class Rows(Generic[R]):
+    """Rows of one kind kept per line text, and the keys changed since they were made."""
+
+    def __init__(self) -> None:
+        self.rows: Dict[str, R] = {}
+        self.stale: Set[str] = set()
+
+    def drop_stale(self, keys_of: Callable[[R], FrozenSet[str]]) -> None:
+        """Drop the rows that name a changed key (at most one pass over the rows)."""
+        if self.stale:
+            stale = self.stale
+            self.rows = {text: row for text, row in self.rows.items() if not keys_of(row) & stale}
+            self.stale = set()
+
+    def prune(self, current: Set[str]) -> None:
+        self.rows = {text: row for text, row in self.rows.items() if text in current}
+
+
 class DocumentRows:
-    """The kept rows and line facts of one document, and its last full answer (for deltas)."""
+    """The line facts of one document, its kept token and hint rows, and its last full token
+    answer (the base of a delta)."""
 
     def __init__(self, vault: Vault, path: str, encoding: str) -> None:
         self.vault = vault
         self.path = path
         self.encoding = encoding
         self.facts: Dict[str, LineFacts] = {}
-        self.rows: Dict[str, Row] = {}
-        self.stale: Set[str] = set()
+        self.tokens: Rows[Row] = Rows()
+        self.hints: Rows[HintRow] = Rows()
+        self.hint_settings: Tuple[bool, bool] = (True, True)
+        self.own_marks: Tuple[LineFacts, ...] = ()
         self.own_anchors: Optional[str] = None
         self.result_id = ""
         self.data: List[int] = []
@@ -133,57 +170,63 @@ class DocumentRows:
     def heard(self, path: Optional[str]) -> None:
         """A file of the vault changed (None: possibly every file)."""
         if path is None:
-            self.rows.clear()
-        elif path == self.path:
-            self.stale.add(OWN)
+            self.tokens.rows.clear()
+            self.hints.rows.clear()
+            return
+        if path == self.path:
+            keys = {OWN}
         elif path.lower().endswith(".md"):
-            self.stale.add(page_key_of(path))
+            keys = {page_key_of(path), ANY_PAGE}
         else:
-            self.stale.add(ASSETS)
+            keys = {ASSETS}
+        self.tokens.stale.update(keys)
+        self.hints.stale.update(keys)
 
-    def seed(self, structure: Structure, lines: Sequence[str], numbers: Sequence[int]) -> None:
+    def seed(self, structure: Structure, lines: Sequence[str]) -> None:
         """Take the facts of a whole-text structure (the model's), rather than reading each
         line again."""
         by_line = facts_by_line(structure)
+        for number, text in enumerate(lines):
+            self.facts.setdefault(text, by_line.get(number, NOTHING))
+
+    def current(self, lines: Sequence[str], numbers: Sequence[int]) -> List[Numbered]:
+        """(number, text, facts) of each of the lines `numbers` that holds something."""
+        known = self.facts.get
+        found = []
         for number in numbers:
-            self.facts.setdefault(lines[number], by_line.get(number, NOTHING))
-
-    def prune(self, lines: Sequence[str], numbers: Sequence[int]) -> None:
-        """Keep only the current lines' facts and rows once edits have left many behind."""
-        if len(self.facts) + len(self.rows) > 4 * len(numbers) + 1_000:
-            current = {lines[number] for number in numbers}
-            self.facts = {text: f for text, f in self.facts.items() if text in current}
-            self.rows = {text: row for text, row in self.rows.items() if text in current}
-
-    def line_facts(self, text: str) -> LineFacts:
-        found = self.facts.get(text)
-        if found is None:
-            found = self.facts[text] = scan_line(text)
+            text = lines[number]
+            facts = known(text)
+            if facts is None:
+                facts = self.facts[text] = scan_line(text)
+            if facts is not NOTHING:
+                found.append((number, text, facts))
+        if len(self.facts) > 2 * len(lines) + 1_000:  # edits left many behind
+            self.forget_others({text for _number, text, _facts in found})
         return found
 
-    def own_structure(self, facts: Sequence[LineFacts]) -> Structure:
-        """This page's headings and blocks as the text now has them; rows that depend on them
-        are dropped when they differ from the last request's."""
-        headings = [heading for line in facts for heading in line.headings]
-        blocks = [block for line in facts for block in line.blocks]
+    def forget_others(self, current: Set[str]) -> None:
+        self.facts = {text: f for text, f in self.facts.items() if text in current}
+        self.tokens.prune(current)
+        self.hints.prune(current)
+
+    def own_structure(self, found: Sequence[Numbered]) -> Structure:
+        """This page's headings and blocks as the text now has them (blocks on their lines);
+        rows that depend on them are dropped when they differ from the last request's."""
+        marks = tuple(facts for _n, _t, facts in found if facts.headings or facts.blocks)
+        headings = [heading for facts in marks for heading in facts.headings]
+        blocks = [
+            block._replace(line=number) for number, _text, facts in found for block in facts.blocks
+        ]
         own = Structure([], headings, blocks)
-        if own.anchors != self.own_anchors:
-            self.own_anchors = own.anchors
-            self.stale.add(OWN)
+        if marks != self.own_marks:
+            self.own_marks = marks
+            if own.anchors != self.own_anchors:
+                self.own_anchors = own.anchors
+                self.tokens.stale.add(OWN)
         return own
 
-    def drop_stale(self) -> None:
-        """Drop the rows that name a changed page (at most one pass over the rows)."""
-        if self.stale:
-            stale = self.stale
-            self.rows = {text: row for text, row in self.rows.items() if not row.keys & stale}
-            self.stale = set()
 
-    def row(self, text: str, facts: LineFacts, resolver: Resolver, columns: Columns) -> Row:
-        found = self.rows.get(text)
-        if found is None:
-            found = self.rows[text] = make_row(text, facts, resolver, columns)
-        return found
+Numbered = Tuple[int, str, LineFacts]
 
 
 def make_row(text: str, facts: LineFacts, resolver: Resolver, columns: Columns) -> Row:
@@ -217,30 +260,33 @@ def dependencies(link: Link, resolver: Resolver) -> Tuple[str, ...]:
     return (OWN, key) if resolver.state(link).anchors is resolver.own else (key,)
 
 
-def row_steps(
+def row_keys(row: Row) -> FrozenSet[str]:
+    return row.keys
+
+
+def token_steps(
     rows: DocumentRows,
-    lines: Sequence[str],
-    numbers: Sequence[int],
-    resolver_of: ResolverOf,
+    found: Sequence[Numbered],
+    resolver: Resolver,
     columns: Columns,
     placed: Placed,
 ) -> Steps[None]:
-    """Add the tokens of the lines `numbers` to `placed`, yielding after every `ROW_SLICE` rows
+    """Add the tokens of the lines `found` to `placed`, yielding after every `ROW_SLICE` rows
     made."""
-    facts = [rows.line_facts(lines[number]) for number in numbers]
-    resolver = resolver_of(rows.own_structure(facts))
-    rows.drop_stale()
-    rows.prune(lines, numbers)
+    store = rows.tokens
+    store.drop_stale(row_keys)
+    kept = store.rows
     made = 0
-    for number, line_facts in zip(numbers, facts):
-        if not line_facts.links:
+    for number, text, facts in found:
+        if not facts.links:
             continue
-        text = lines[number]
-        if text not in rows.rows:
+        row = kept.get(text)
+        if row is None:
+            row = kept[text] = make_row(text, facts, resolver, columns)
             made += 1
             if made % ROW_SLICE == 0:
                 yield
-        placed.add(number, rows.row(text, line_facts, resolver, columns).data)
+        placed.add(number, row.data)
 
 
 class Placed:
@@ -257,15 +303,53 @@ class Placed:
             self.previous = number
 
 
-class ResolverOf:
-    """Makes the resolver of a request once this page's own structure is known."""
+class HintRow(NamedTuple):
+    """One line's hints: (code-point column, label) each, and the keys they depend on."""
 
-    def __init__(self, vault: Vault, source: Optional[Entry]) -> None:
-        self.vault = vault
-        self.source = source
+    hints: Tuple[Tuple[int, str], ...]
+    keys: FrozenSet[str]
 
-    def __call__(self, own: Structure) -> Resolver:
-        return Resolver(self.vault, self.source, own)
+
+def hint_row(facts: LineFacts, maker: HintMaker, settings: Tuple[bool, bool]) -> HintRow:
+    """A line's hints, and what they depend on: the pages named (and, for a deprecated page's
+    label, any page: its replacement is the first page it links to that exists)."""
+    found = maker.hints(facts.links, *settings)
+    keys: Set[str] = set()
+    for link in facts.links:
+        page = maker.page(link)
+        own = not link.page_stem or (page is not None and page is maker.source)
+        keys.add(OWN if own else key_of(link.page_stem))
+        if page is not None and page.deprecated:
+            keys.add(ANY_PAGE)
+    return HintRow(tuple((hint.column, hint.label) for hint in found), frozenset(keys))
+
+
+def hint_keys(row: HintRow) -> FrozenSet[str]:
+    return row.keys
+
+
+def line_hints(
+    rows: DocumentRows, found: Sequence[Numbered], maker: HintMaker, settings: Tuple[bool, bool]
+) -> List[Tuple[int, str, Tuple[Tuple[int, str], ...]]]:
+    """(number, text, hints) of each line that shows hints. Rows that name this page are made
+    again for every request: a block's text may have changed on any line."""
+    store = rows.hints
+    if settings != rows.hint_settings:
+        rows.hint_settings = settings
+        store.rows.clear()
+    store.stale.add(OWN)
+    store.drop_stale(hint_keys)
+    kept = store.rows
+    shown = []
+    for number, text, facts in found:
+        if not facts.links:
+            continue
+        row = kept.get(text)
+        if row is None:
+            row = kept[text] = hint_row(facts, maker, settings)
+        if row.hints:
+            shown.append((number, text, row.hints))
+    return shown
 
 
 def unfenced(numbers: List[int], fences: Sequence[Tuple[int, int]]) -> List[int]:

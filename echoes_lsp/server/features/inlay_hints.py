@@ -4,6 +4,7 @@ to a deprecated page, `deprecated → replacement`. Each is behind a setting
 
 from __future__ import annotations
 
+import bisect
 from typing import List, Optional, Sequence
 
 from lsprotocol import types
@@ -13,8 +14,10 @@ from ...engine.token_spans import links_between
 from ...engine.vault import read_text
 from ..echoes_server import EchoesServer
 from ..lsp_convert import path_to_uri
+from ..token_rows import line_hints
 from . import Feature
 from .document_context import load_analysed
+from .semantic_tokens import Kept, kept_document
 from .view_refresh import follow_views
 
 
@@ -37,11 +40,16 @@ async def inlay_hints(
     settings = ls.settings
     if not (settings.hint_block_text or settings.hint_deprecated):
         return []
-    document = await load_analysed(ls, params.text_document.uri)
+    uri = params.text_document.uri
+    first, last = params.range.start.line, params.range.end.line
+    kept = await kept_document(ls, uri)
+    if kept is not None:
+        return kept_hints(ls, kept, first, last)
+    document = await load_analysed(ls, uri)
     if document is None:
         return None
     follow_views(ls, document.folder)
-    links = links_between(document.structure.links, params.range.start.line, params.range.end.line)
+    links = links_between(document.structure.links, first, last)
     maker = HintMaker(
         document.vault, document.entry, document.structure, document.lines, LinesOf(ls)
     )
@@ -56,6 +64,24 @@ async def inlay_hints(
             padding_left=True,
         )
         for hint in found
+    ]
+
+
+def kept_hints(ls: EchoesServer, kept: Kept, first: int, last: int) -> List[types.InlayHint]:
+    """The hints of the lines `first`..`last` of an open document, from its kept rows."""
+    settings = (ls.settings.hint_block_text, ls.settings.hint_deprecated)
+    maker = HintMaker(kept.vault, kept.entry, kept.own, kept.lines, LinesOf(ls))
+    low = bisect.bisect_left(kept.found, (first,))
+    high = bisect.bisect_left(kept.found, (last + 1,))
+    columns = ls.columns
+    return [
+        types.InlayHint(
+            position=types.Position(line=number, character=columns.to_client(text, column)),
+            label=label,
+            padding_left=True,
+        )
+        for number, text, shown in line_hints(kept.rows, kept.found[low:high], maker, settings)
+        for column, label in shown
     ]
 
 

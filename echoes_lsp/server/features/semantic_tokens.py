@@ -13,10 +13,11 @@ range, however large the page.
 from __future__ import annotations
 
 import itertools
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from lsprotocol import types
 
+from ...engine.markdown import Structure
 from ...engine.token_spans import (
     FULL_LIMIT,
     TOKEN_MODIFIERS,
@@ -28,18 +29,19 @@ from ...engine.token_spans import (
     links_between,
     span_steps,
 )
+from ...engine.vault import Entry, Vault
 from ..echoes_server import EchoesServer, sliced
 from ..lsp_convert import Columns
 from ..token_rows import (
     MAX_LINES,
     MAX_TEXT,
     DocumentRows,
+    Numbered,
     Placed,
-    ResolverOf,
     RowMemory,
     body_lines,
     fenced_lines,
-    row_steps,
+    token_steps,
     unfenced,
 )
 from . import Feature
@@ -87,9 +89,22 @@ RESULT_IDS = itertools.count(1)
 COMPARED = 256
 
 
-async def kept_rows(ls: EchoesServer, uri: str) -> Optional[Tuple[DocumentRows, List[int]]]:
-    """The full answer of an open document, made of kept rows; None for a document that is
-    not open or too large to keep rows for (answered the other way)."""
+class Kept(NamedTuple):
+    """An open document as a request on kept rows sees it: the rows, the vault and entry, its
+    lines, the facts of each body line that holds something, and its own headings and blocks."""
+
+    rows: DocumentRows
+    vault: Vault
+    entry: Optional[Entry]
+    is_page: bool
+    lines: List[str]
+    found: List[Numbered]
+    own: Structure
+
+
+async def kept_document(ls: EchoesServer, uri: str) -> Optional[Kept]:
+    """An open document read through its kept rows; None for a document that is not open or
+    too large to keep rows for (answered from its whole structure)."""
     text = ls.document_text(uri)
     located = locate(ls, uri) if text is not None and len(text) <= MAX_TEXT else None
     if located is None or text is None:
@@ -104,16 +119,25 @@ async def kept_rows(ls: EchoesServer, uri: str) -> Optional[Tuple[DocumentRows, 
         if document is None:
             return None
         text, lines = document.text, document.lines
-        rows.seed(document.structure, lines, range(len(lines)))
+        rows.seed(document.structure, lines)
     follow_views(ls, folder)
     vault = folder.vault
     is_page = vault.is_page(path)
-    keys = key_spans(lines) if is_page else []
-    placed = Placed(encode(keys, lines, ls.columns), keys[-1].line if keys else 0)
-    numbers = unfenced(body_lines(lines, is_page), fenced_lines(text, lines))
-    resolver_of = ResolverOf(vault, vault.entry(path))
-    await sliced(row_steps(rows, lines, numbers, resolver_of, ls.columns, placed))
-    return rows, placed.data[: FULL_LIMIT * 5]
+    found = rows.current(lines, unfenced(body_lines(lines, is_page), fenced_lines(text, lines)))
+    own = rows.own_structure(found)
+    return Kept(rows, vault, vault.entry(path), is_page, lines, found, own)
+
+
+async def kept_rows(ls: EchoesServer, uri: str) -> Optional[Tuple[DocumentRows, List[int]]]:
+    """The full answer of an open document, made of kept rows."""
+    kept = await kept_document(ls, uri)
+    if kept is None:
+        return None
+    keys = key_spans(kept.lines) if kept.is_page else []
+    placed = Placed(encode(keys, kept.lines, ls.columns), keys[-1].line if keys else 0)
+    resolver = Resolver(kept.vault, kept.entry, kept.own)
+    await sliced(token_steps(kept.rows, kept.found, resolver, ls.columns, placed))
+    return kept.rows, placed.data[: FULL_LIMIT * 5]
 
 
 def answered(rows: DocumentRows, data: List[int]) -> types.SemanticTokens:
