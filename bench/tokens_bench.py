@@ -128,7 +128,7 @@ async def measure_first(
             path = pages / f"bench-first-{int(settle)}-{n}.md"
             uri = open_page(client, path, text)
             if settle:
-                await asyncio.sleep(1)
+                await asyncio.sleep(3)
             await timed(
                 samples, client, "textDocument/semanticTokens/full", {"textDocument": {"uri": uri}}
             )

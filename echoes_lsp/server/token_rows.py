@@ -16,6 +16,7 @@ import os
 import weakref
 from collections import OrderedDict
 from typing import (
+    Any,
     Callable,
     Dict,
     FrozenSet,
@@ -162,6 +163,8 @@ class DocumentRows:
         self.tokens: Rows[Row] = Rows()
         self.hints: Rows[HintRow] = Rows()
         self.hint_settings: Tuple[bool, bool] = (True, True)
+        # the hints of each line number as last answered: (row, the protocol's hint objects)
+        self.placed_hints: Dict[int, Tuple[HintRow, List[Any]]] = {}
         self.own_marks: Tuple[LineFacts, ...] = ()
         self.own_anchors: Optional[str] = None
         self.result_id = ""
@@ -330,8 +333,8 @@ def hint_keys(row: HintRow) -> FrozenSet[str]:
 
 def line_hints(
     rows: DocumentRows, found: Sequence[Numbered], maker: HintMaker, settings: Tuple[bool, bool]
-) -> List[Tuple[int, str, Tuple[Tuple[int, str], ...]]]:
-    """(number, text, hints) of each line that shows hints. Rows that name this page are made
+) -> List[Tuple[int, str, HintRow]]:
+    """(number, text, row) of each line that shows hints. Rows that name this page are made
     again for every request: a block's text may have changed on any line."""
     store = rows.hints
     if settings != rows.hint_settings:
@@ -348,7 +351,7 @@ def line_hints(
         if row is None:
             row = kept[text] = hint_row(facts, maker, settings)
         if row.hints:
-            shown.append((number, text, row.hints))
+            shown.append((number, text, row))
     return shown
 
 
