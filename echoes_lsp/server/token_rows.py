@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import os
 import weakref
+from bisect import bisect_left
 from collections import OrderedDict
+from itertools import chain, compress, repeat
+from operator import is_not, itemgetter, or_, sub
 from typing import (
     Any,
     Callable,
@@ -28,6 +31,7 @@ from typing import (
     Set,
     Tuple,
     TypeVar,
+    cast,
 )
 
 from ..engine.fuzzy import Steps
@@ -118,14 +122,13 @@ def fenced_lines(text: str, lines: Sequence[str]) -> List[Tuple[int, int]]:
     return found
 
 
-def body_lines(lines: Sequence[str], is_page: bool) -> List[int]:
-    """The numbers of the lines whose links count: after a page's frontmatter, outside fences."""
-    body = 0
+def body_line(lines: Sequence[str], is_page: bool) -> int:
+    """The first line whose links count: after a page's frontmatter."""
     if is_page:
         frontmatter = rules.parse_frontmatter(lines)
         if frontmatter is not None:
-            body = frontmatter.body_line
-    return list(range(body, len(lines)))
+            return int(frontmatter.body_line)
+    return 0
 
 
 def page_key_of(path: str) -> str:
@@ -165,7 +168,9 @@ class DocumentRows:
         self.hint_settings: Tuple[bool, bool] = (True, True)
         # the hints of each line number as last answered: (row, the protocol's hint objects)
         self.placed_hints: Dict[int, Tuple[HintRow, List[Any]]] = {}
-        self.own_marks: Tuple[LineFacts, ...] = ()
+        # this page's headings and blocks, and the lines that hold them, when last read
+        self.own = Structure([], [], [])
+        self.own_marks: Tuple[Tuple[LineFacts, ...], Tuple[int, ...]] = ((), ())
         self.own_anchors: Optional[str] = None
         self.result_id = ""
         self.data: List[int] = []
@@ -192,19 +197,23 @@ class DocumentRows:
         for number, text in enumerate(lines):
             self.facts.setdefault(text, by_line.get(number, NOTHING))
 
-    def current(self, lines: Sequence[str], numbers: Sequence[int]) -> List[Numbered]:
-        """(number, text, facts) of each of the lines `numbers` that holds something."""
-        known = self.facts.get
-        found = []
-        for number in numbers:
-            text = lines[number]
-            facts = known(text)
-            if facts is None:
-                facts = self.facts[text] = scan_line(text)
-            if facts is not NOTHING:
-                found.append((number, text, facts))
+    def current(self, lines: Sequence[str], segments: Sequence[Tuple[int, int]]) -> Found:
+        """The lines of `segments` that hold something. Every step runs over all the lines of a
+        page, so each is a C-speed map or filter rather than a loop of Python steps."""
+        facts: List[Optional[LineFacts]] = list(map(self.facts.get, lines))
+        at = facts.index(None) if None in facts else len(facts)
+        while at < len(facts):  # lines never seen: the edited ones
+            facts[at] = self.facts[lines[at]] = scan_line(lines[at])
+            at = facts.index(None, at) if None in facts[at:] else len(facts)
+        found = Found([], [], [])
+        for start, stop in segments:
+            part = facts[start:stop]
+            holds = list(map(is_not, part, repeat(NOTHING)))
+            found.numbers.extend(compress(range(start, stop), holds))
+            found.texts.extend(compress(lines[start:stop], holds))
+            found.facts.extend(compress(part, holds))  # type: ignore[arg-type]
         if len(self.facts) > 2 * len(lines) + 1_000:  # edits left many behind
-            self.forget_others({text for _number, text, _facts in found})
+            self.forget_others(set(found.texts))
         return found
 
     def forget_others(self, current: Set[str]) -> None:
@@ -212,24 +221,41 @@ class DocumentRows:
         self.tokens.prune(current)
         self.hints.prune(current)
 
-    def own_structure(self, found: Sequence[Numbered]) -> Structure:
+    def own_structure(self, found: Found) -> Structure:
         """This page's headings and blocks as the text now has them (blocks on their lines);
         rows that depend on them are dropped when they differ from the last request's."""
-        marks = tuple(facts for _n, _t, facts in found if facts.headings or facts.blocks)
+        headings_of = map(bool, map(itemgetter(1), found.facts))
+        blocks_of = list(map(bool, map(itemgetter(2), found.facts)))
+        marks = tuple(compress(found.facts, map(or_, headings_of, blocks_of)))
+        block_lines = tuple(compress(found.numbers, blocks_of))
+        if (marks, block_lines) == self.own_marks:
+            return self.own
         headings = [heading for facts in marks for heading in facts.headings]
         blocks = [
-            block._replace(line=number) for number, _text, facts in found for block in facts.blocks
+            block._replace(line=number)
+            for number, facts in compress(zip(found.numbers, found.facts), blocks_of)
+            for block in facts.blocks
         ]
-        own = Structure([], headings, blocks)
-        if marks != self.own_marks:
-            self.own_marks = marks
-            if own.anchors != self.own_anchors:
-                self.own_anchors = own.anchors
-                self.tokens.stale.add(OWN)
-        return own
+        self.own = Structure([], headings, blocks)
+        self.own_marks = (marks, block_lines)
+        if self.own.anchors != self.own_anchors:
+            self.own_anchors = self.own.anchors
+            self.tokens.stale.add(OWN)
+        return self.own
 
 
-Numbered = Tuple[int, str, LineFacts]
+class Found(NamedTuple):
+    """The lines of a page that hold something: their numbers, texts and facts, in order."""
+
+    numbers: List[int]
+    texts: List[str]
+    facts: List[LineFacts]
+
+    def between(self, first: int, last: int) -> Found:
+        """The lines `first`..`last`."""
+        low = bisect_left(self.numbers, first)
+        high = bisect_left(self.numbers, last + 1)
+        return Found(self.numbers[low:high], self.texts[low:high], self.facts[low:high])
 
 
 def make_row(text: str, facts: LineFacts, resolver: Resolver, columns: Columns) -> Row:
@@ -269,41 +295,39 @@ def row_keys(row: Row) -> FrozenSet[str]:
 
 def token_steps(
     rows: DocumentRows,
-    found: Sequence[Numbered],
+    found: Found,
     resolver: Resolver,
     columns: Columns,
     placed: Placed,
 ) -> Steps[None]:
     """Add the tokens of the lines `found` to `placed`, yielding after every `ROW_SLICE` rows
-    made."""
+    made. Kept rows are looked up and placed by C-speed maps (a page has thousands)."""
     store = rows.tokens
     store.drop_stale(row_keys)
     kept = store.rows
+    lines: List[Optional[Row]] = list(map(kept.get, found.texts))
     made = 0
-    for number, text, facts in found:
-        if not facts.links:
-            continue
-        row = kept.get(text)
-        if row is None:
-            row = kept[text] = make_row(text, facts, resolver, columns)
-            made += 1
-            if made % ROW_SLICE == 0:
-                yield
-        placed.add(number, row.data)
+    at = lines.index(None) if None in lines else len(lines)
+    while at < len(lines):  # rows not kept: made now
+        text = found.texts[at]
+        row = kept.get(text) or make_row(text, found.facts[at], resolver, columns)
+        lines[at] = kept[text] = row
+        made += 1
+        if made % ROW_SLICE == 0:
+            yield
+        at = lines.index(None, at) if None in lines[at:] else len(lines)
+    datas = list(map(itemgetter(0), cast(List[Row], lines)))  # every line has its row now
+    numbers = list(compress(found.numbers, datas))
+    datas = list(compress(datas, datas))
+    deltas = map(sub, numbers, [placed.previous] + numbers[:-1])
+    placed.data.extend(chain.from_iterable(chain.from_iterable(zip(zip(deltas), datas))))
 
 
-class Placed:
-    """The protocol's integers of a whole answer, row after row."""
+class Placed(NamedTuple):
+    """The protocol's integers of an answer so far, and the line of its last token."""
 
-    def __init__(self, data: List[int], previous: int) -> None:
-        self.data = data
-        self.previous = previous
-
-    def add(self, number: int, row: Tuple[int, ...]) -> None:
-        if row:
-            self.data.append(number - self.previous)
-            self.data.extend(row)
-            self.previous = number
+    data: List[int]
+    previous: int
 
 
 class HintRow(NamedTuple):
@@ -332,7 +356,7 @@ def hint_keys(row: HintRow) -> FrozenSet[str]:
 
 
 def line_hints(
-    rows: DocumentRows, found: Sequence[Numbered], maker: HintMaker, settings: Tuple[bool, bool]
+    rows: DocumentRows, found: Found, maker: HintMaker, settings: Tuple[bool, bool]
 ) -> List[Tuple[int, str, HintRow]]:
     """(number, text, row) of each line that shows hints. Rows that name this page are made
     again for every request: a block's text may have changed on any line."""
@@ -344,7 +368,7 @@ def line_hints(
     store.drop_stale(hint_keys)
     kept = store.rows
     shown = []
-    for number, text, facts in found:
+    for number, text, facts in zip(found.numbers, found.texts, found.facts):
         if not facts.links:
             continue
         row = kept.get(text)
@@ -355,14 +379,17 @@ def line_hints(
     return shown
 
 
-def unfenced(numbers: List[int], fences: Sequence[Tuple[int, int]]) -> List[int]:
-    """`numbers` without the lines of fenced code."""
-    if not fences:
-        return numbers
-    inside: Set[int] = set()
+def segments(body: int, fences: Sequence[Tuple[int, int]], count: int) -> List[Tuple[int, int]]:
+    """The stretches of lines (start, stop) from `body` on that lie outside fenced code."""
+    found = []
+    start = body
     for first, last in fences:
-        inside.update(range(first, last + 1))
-    return [number for number in numbers if number not in inside]
+        if first > start:
+            found.append((start, first))
+        start = max(start, last + 1)
+    if start < count:
+        found.append((start, count))
+    return found
 
 
 class RowMemory:

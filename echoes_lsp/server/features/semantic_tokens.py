@@ -36,13 +36,13 @@ from ..token_rows import (
     MAX_LINES,
     MAX_TEXT,
     DocumentRows,
-    Numbered,
+    Found,
     Placed,
     RowMemory,
-    body_lines,
+    body_line,
     fenced_lines,
+    segments,
     token_steps,
-    unfenced,
 )
 from . import Feature
 from .document_context import VaultDocument, load_analysed, locate, split_lines
@@ -98,7 +98,7 @@ class Kept(NamedTuple):
     entry: Optional[Entry]
     is_page: bool
     lines: List[str]
-    found: List[Numbered]
+    found: Found
     own: Structure
 
 
@@ -123,7 +123,8 @@ async def kept_document(ls: EchoesServer, uri: str) -> Optional[Kept]:
     follow_views(ls, folder)
     vault = folder.vault
     is_page = vault.is_page(path)
-    found = rows.current(lines, unfenced(body_lines(lines, is_page), fenced_lines(text, lines)))
+    body = body_line(lines, is_page)
+    found = rows.current(lines, segments(body, fenced_lines(text, lines), len(lines)))
     own = rows.own_structure(found)
     return Kept(rows, vault, vault.entry(path), is_page, lines, found, own)
 
