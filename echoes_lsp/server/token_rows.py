@@ -24,6 +24,7 @@ from typing import (
     Dict,
     FrozenSet,
     Generic,
+    Iterable,
     List,
     NamedTuple,
     Optional,
@@ -139,19 +140,29 @@ def page_key_of(path: str) -> str:
 class Rows(Generic[R]):
     """Rows of one kind kept per line text, and the keys changed since they were made."""
 
-    def __init__(self) -> None:
-        self.rows: Dict[str, R] = {}
-        self.stale: Set[str] = set()
+    def __init__(self, keys_of: Callable[[R], FrozenSet[str]]) -> None:
+        self._keys_of = keys_of
+        self._rows: Dict[str, R] = {}
+        self._stale: Set[str] = set()
 
-    def drop_stale(self, keys_of: Callable[[R], FrozenSet[str]]) -> None:
-        """Drop the rows that name a changed key (at most one pass over the rows)."""
-        if self.stale:
-            stale = self.stale
-            self.rows = {text: row for text, row in self.rows.items() if not keys_of(row) & stale}
-            self.stale = set()
+    def mark(self, keys: Iterable[str]) -> None:
+        """These keys changed: the rows that name them are dropped before the next use."""
+        self._stale.update(keys)
+
+    def clear(self) -> None:
+        self._rows.clear()
+        self._stale.clear()
+
+    def fresh(self) -> Dict[str, R]:
+        """The rows that name no changed key (dropping the others is one pass over the rows)."""
+        if self._stale:
+            stale, keys_of = self._stale, self._keys_of
+            self._rows = {text: row for text, row in self._rows.items() if not keys_of(row) & stale}
+            self._stale = set()
+        return self._rows
 
     def prune(self, current: Set[str]) -> None:
-        self.rows = {text: row for text, row in self.rows.items() if text in current}
+        self._rows = {text: row for text, row in self._rows.items() if text in current}
 
 
 class DocumentRows:
@@ -162,24 +173,28 @@ class DocumentRows:
         self.vault = vault
         self.path = path
         self.encoding = encoding
-        self.facts: Dict[str, LineFacts] = {}
-        self.tokens: Rows[Row] = Rows()
-        self.hints: Rows[HintRow] = Rows()
+        self._facts: Dict[str, LineFacts] = {}
+        self.tokens: Rows[Row] = Rows(row_keys)
+        self.hints: Rows[HintRow] = Rows(hint_keys)
         self.hint_settings: Tuple[bool, bool] = (True, True)
         # the hints of each line number as last answered: (row, the protocol's hint objects)
-        self.placed_hints: Dict[int, Tuple[HintRow, List[Any]]] = {}
+        self._placed_hints: Dict[int, Tuple[HintRow, List[Any]]] = {}
         # this page's headings and blocks, and the lines that hold them, when last read
         self.own = Structure([], [], [])
         self.own_marks: Tuple[Tuple[LineFacts, ...], Tuple[int, ...]] = ((), ())
         self.own_anchors: Optional[str] = None
         self.result_id = ""
-        self.data: List[int] = []
+        self._data: List[int] = []
+
+    @property
+    def seeded(self) -> bool:
+        return bool(self._facts)
 
     def heard(self, path: Optional[str]) -> None:
         """A file of the vault changed (None: possibly every file)."""
         if path is None:
-            self.tokens.rows.clear()
-            self.hints.rows.clear()
+            self.tokens.clear()
+            self.hints.clear()
             return
         if path == self.path:
             keys = {OWN}
@@ -187,23 +202,36 @@ class DocumentRows:
             keys = {page_key_of(path), ANY_PAGE}
         else:
             keys = {ASSETS}
-        self.tokens.stale.update(keys)
-        self.hints.stale.update(keys)
+        self.tokens.mark(keys)
+        self.hints.mark(keys)
+
+    def answered(self, data: List[int], result_id: str) -> Tuple[str, List[int]]:
+        """Keep a full answer as the base of the next delta; the one it replaces."""
+        before = (self.result_id, self._data)
+        self.result_id, self._data = result_id, data
+        return before
+
+    def placed_hints(self, number: int, row: HintRow, make: Callable[[], List[Any]]) -> List[Any]:
+        """The protocol's hints of line `number`, made again only when its row changed."""
+        known = self._placed_hints.get(number)
+        if known is None or known[0] is not row:
+            known = self._placed_hints[number] = (row, make())
+        return known[1]
 
     def seed(self, structure: Structure, lines: Sequence[str]) -> None:
         """Take the facts of a whole-text structure (the model's), rather than reading each
         line again."""
         by_line = facts_by_line(structure)
         for number, text in enumerate(lines):
-            self.facts.setdefault(text, by_line.get(number, NOTHING))
+            self._facts.setdefault(text, by_line.get(number, NOTHING))
 
     def current(self, lines: Sequence[str], segments: Sequence[Tuple[int, int]]) -> Found:
         """The lines of `segments` that hold something. Every step runs over all the lines of a
         page, so each is a C-speed map or filter rather than a loop of Python steps."""
-        facts: List[Optional[LineFacts]] = list(map(self.facts.get, lines))
+        facts: List[Optional[LineFacts]] = list(map(self._facts.get, lines))
         at = facts.index(None) if None in facts else len(facts)
         while at < len(facts):  # lines never seen: the edited ones
-            facts[at] = self.facts[lines[at]] = scan_line(lines[at])
+            facts[at] = self._facts[lines[at]] = scan_line(lines[at])
             at = facts.index(None, at) if None in facts[at:] else len(facts)
         found = Found([], [], [])
         for start, stop in segments:
@@ -212,14 +240,15 @@ class DocumentRows:
             found.numbers.extend(compress(range(start, stop), holds))
             found.texts.extend(compress(lines[start:stop], holds))
             found.facts.extend(compress(part, holds))  # type: ignore[arg-type]
-        if len(self.facts) > 2 * len(lines) + 1_000:  # edits left many behind
+        if len(self._facts) > 2 * len(lines) + 1_000:  # edits left many behind
             self.forget_others(set(found.texts))
         return found
 
     def forget_others(self, current: Set[str]) -> None:
-        self.facts = {text: f for text, f in self.facts.items() if text in current}
+        self._facts = {text: f for text, f in self._facts.items() if text in current}
         self.tokens.prune(current)
         self.hints.prune(current)
+        self._placed_hints = {}
 
     def own_structure(self, found: Found) -> Structure:
         """This page's headings and blocks as the text now has them (blocks on their lines);
@@ -232,7 +261,7 @@ class DocumentRows:
             return self.own
         headings = [heading for facts in marks for heading in facts.headings]
         blocks = [
-            block._replace(line=number)
+            BlockId(block.name, number, block.start, block.end)
             for number, facts in compress(zip(found.numbers, found.facts), blocks_of)
             for block in facts.blocks
         ]
@@ -240,7 +269,7 @@ class DocumentRows:
         self.own_marks = (marks, block_lines)
         if self.own.anchors != self.own_anchors:
             self.own_anchors = self.own.anchors
-            self.tokens.stale.add(OWN)
+            self.tokens.mark([OWN])
         return self.own
 
 
@@ -302,9 +331,7 @@ def token_steps(
 ) -> Steps[None]:
     """Add the tokens of the lines `found` to `placed`, yielding after every `ROW_SLICE` rows
     made. Kept rows are looked up and placed by C-speed maps (a page has thousands)."""
-    store = rows.tokens
-    store.drop_stale(row_keys)
-    kept = store.rows
+    kept = rows.tokens.fresh()
     lines: List[Optional[Row]] = list(map(kept.get, found.texts))
     made = 0
     at = lines.index(None) if None in lines else len(lines)
@@ -360,13 +387,11 @@ def line_hints(
 ) -> List[Tuple[int, str, HintRow]]:
     """(number, text, row) of each line that shows hints. Rows that name this page are made
     again for every request: a block's text may have changed on any line."""
-    store = rows.hints
     if settings != rows.hint_settings:
         rows.hint_settings = settings
-        store.rows.clear()
-    store.stale.add(OWN)
-    store.drop_stale(hint_keys)
-    kept = store.rows
+        rows.hints.clear()
+    rows.hints.mark([OWN])
+    kept = rows.hints.fresh()
     shown = []
     for number, text, facts in zip(found.numbers, found.texts, found.facts):
         if not facts.links:

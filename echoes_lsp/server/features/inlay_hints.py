@@ -4,6 +4,7 @@ to a deprecated page, `deprecated → replacement`. Each is behind a setting
 
 from __future__ import annotations
 
+from functools import partial
 from typing import List, Optional, Sequence
 
 from lsprotocol import types
@@ -83,15 +84,13 @@ def kept_hints(ls: EchoesServer, kept: Kept, first: int, last: int) -> List[type
     hints of a line are made again only when its number, text or row changed."""
     settings = (ls.settings.hint_block_text, ls.settings.hint_deprecated)
     maker = HintMaker(kept.vault, kept.entry, kept.own, kept.lines, LinesOf(ls))
-    placed = kept.rows.placed_hints
     found: List[types.InlayHint] = []
     for number, text, row in line_hints(
         kept.rows, kept.found.between(first, last), maker, settings
     ):
-        known = placed.get(number)
-        if known is None or known[0] is not row:
-            known = placed[number] = (row, hint_objects(ls, number, text, row))
-        found.extend(known[1])
+        found.extend(
+            kept.rows.placed_hints(number, row, partial(hint_objects, ls, number, text, row))
+        )
     return found
 
 

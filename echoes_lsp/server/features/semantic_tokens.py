@@ -114,7 +114,7 @@ async def kept_document(ls: EchoesServer, uri: str) -> Optional[Kept]:
     if len(lines) > MAX_LINES:
         return None
     rows = ROWS.rows(folder.vault, uri, path, ls.columns.encoding)
-    if not rows.facts:  # new: the model's analysis gives every line's facts at once
+    if not rows.seeded:  # new: the model's analysis gives every line's facts at once
         document = await document_for(ls, uri)
         if document is None:
             return None
@@ -143,7 +143,7 @@ async def kept_rows(ls: EchoesServer, uri: str) -> Optional[Tuple[DocumentRows, 
 
 def answered(rows: DocumentRows, data: List[int]) -> types.SemanticTokens:
     """A full answer, kept as the base of the next delta."""
-    rows.result_id, rows.data = str(next(RESULT_IDS)), data
+    rows.answered(data, str(next(RESULT_IDS)))
     return types.SemanticTokens(data=data, result_id=rows.result_id)
 
 
@@ -191,11 +191,11 @@ async def delta(
     if kept is None:
         return await whole(ls, params.text_document.uri)
     rows, data = kept
-    base_id, base = rows.result_id, rows.data
-    answer = answered(rows, data)
+    result_id = str(next(RESULT_IDS))
+    base_id, base = rows.answered(data, result_id)
     if not base_id or params.previous_result_id != base_id:
-        return answer
-    return types.SemanticTokensDelta(edits=edit_between(base, data), result_id=answer.result_id)
+        return types.SemanticTokens(data=data, result_id=result_id)
+    return types.SemanticTokensDelta(edits=edit_between(base, data), result_id=result_id)
 
 
 async def whole(ls: EchoesServer, uri: str) -> Optional[types.SemanticTokens]:
