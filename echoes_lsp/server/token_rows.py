@@ -52,6 +52,8 @@ ANY_PAGE = "\0pages"
 # Documents of more lines are answered without keeping rows (their full answer is capped).
 MAX_LINES = 20_000
 MAX_TEXT = 2 * 1024 * 1024
+# More changed files than this between two requests drop every row (a reload, a checkout).
+HEARD_LIMIT = 1_000
 # Rows are kept for this many documents, the most recently asked first.
 KEPT_DOCUMENTS = 8
 R = TypeVar("R")
@@ -185,25 +187,43 @@ class DocumentRows:
         self.own_anchors: Optional[str] = None
         self.result_id = ""
         self._data: List[int] = []
+        # the files the vault changed since the last request (all of them: `_heard_all`)
+        self._heard: Set[str] = set()
+        self._heard_all = False
 
     @property
     def seeded(self) -> bool:
         return bool(self._facts)
 
     def heard(self, path: Optional[str]) -> None:
-        """A file of the vault changed (None: possibly every file)."""
-        if path is None:
+        """A file of the vault changed (None: possibly every file). Only noted: a reload or a
+        burst of disk changes tells of many files, and they are read at the next request."""
+        if path is None or len(self._heard) >= HEARD_LIMIT:
+            self._heard_all = True
+            self._heard.clear()
+        elif not self._heard_all:
+            self._heard.add(path)
+
+    def settle(self) -> None:
+        """Mark the keys of the files changed since the last request."""
+        if self._heard_all:
             self.tokens.clear()
             self.hints.clear()
-            return
-        if path == self.path:
-            keys = {OWN}
-        elif path.lower().endswith(".md"):
-            keys = {page_key_of(path), ANY_PAGE}
-        else:
-            keys = {ASSETS}
+        keys = {self.key_of(path) for path in self._heard}
+        if keys - {OWN, ASSETS}:
+            keys.add(ANY_PAGE)
         self.tokens.mark(keys)
         self.hints.mark(keys)
+        self._heard_all = False
+        self._heard.clear()
+
+    def key_of(self, path: str) -> str:
+        """The key of the rows a change of the file at `path` makes stale."""
+        if path == self.path:
+            return OWN
+        if path.lower().endswith(".md"):
+            return page_key_of(path)
+        return ASSETS
 
     def answered(self, data: List[int], result_id: str) -> Tuple[str, List[int]]:
         """Keep a full answer as the base of the next delta; the one it replaces."""
@@ -228,6 +248,7 @@ class DocumentRows:
     def current(self, lines: Sequence[str], segments: Sequence[Tuple[int, int]]) -> Found:
         """The lines of `segments` that hold something. Every step runs over all the lines of a
         page, so each is a C-speed map or filter rather than a loop of Python steps."""
+        self.settle()
         facts: List[Optional[LineFacts]] = list(map(self._facts.get, lines))
         at = facts.index(None) if None in facts else len(facts)
         while at < len(facts):  # lines never seen: the edited ones
