@@ -16,8 +16,8 @@ import os
 import weakref
 from bisect import bisect_left
 from collections import OrderedDict
-from itertools import chain, compress, repeat
-from operator import is_not, itemgetter, or_, sub
+from itertools import chain, compress, groupby, repeat
+from operator import attrgetter, is_not, itemgetter, or_, sub
 from typing import (
     Any,
     Callable,
@@ -25,6 +25,7 @@ from typing import (
     FrozenSet,
     Generic,
     Iterable,
+    Iterator,
     List,
     NamedTuple,
     Optional,
@@ -81,18 +82,29 @@ def scan_line(text: str) -> LineFacts:
 
 
 def facts_by_line(structure: Structure) -> Dict[int, LineFacts]:
-    """The facts of each line a whole-text structure has something on."""
-    grouped: Dict[int, Tuple[List[Link], List[Heading], List[BlockId]]] = {}
-    for link in structure.links:
-        grouped.setdefault(link.line, ([], [], []))[0].append(link)
-    for heading in structure.headings:
-        grouped.setdefault(heading.line, ([], [], []))[1].append(heading)
-    for block in structure.blocks:
-        grouped.setdefault(block.line, ([], [], []))[2].append(block)
+    """The facts of each line a whole-text structure has something on (each list of the
+    structure is in line order)."""
+    by_line = attrgetter("line")
+    links = {line: tuple(group) for line, group in groupby(structure.links, by_line)}
+    headings = {line: tuple(group) for line, group in groupby(structure.headings, by_line)}
+    blocks = {line: tuple(group) for line, group in groupby(structure.blocks, by_line)}
     return {
-        line: LineFacts(tuple(links), tuple(headings), tuple(blocks))
-        for line, (links, headings, blocks) in grouped.items()
+        line: LineFacts(links.get(line, ()), headings.get(line, ()), blocks.get(line, ()))
+        for line in links.keys() | headings.keys() | blocks.keys()
     }
+
+
+def missing(items: Sequence[Optional[object]]) -> Iterator[int]:
+    """The indexes of the None items, each found by a C-speed search from the one before (the
+    items may be filled in meanwhile)."""
+    at = 0
+    while True:
+        try:
+            at = items.index(None, at)
+        except ValueError:
+            return
+        yield at
+        at += 1
 
 
 class Row(NamedTuple):
@@ -250,10 +262,8 @@ class DocumentRows:
         page, so each is a C-speed map or filter rather than a loop of Python steps."""
         self.settle()
         facts: List[Optional[LineFacts]] = list(map(self._facts.get, lines))
-        at = facts.index(None) if None in facts else len(facts)
-        while at < len(facts):  # lines never seen: the edited ones
+        for at in missing(facts):  # lines never seen: the edited ones
             facts[at] = self._facts[lines[at]] = scan_line(lines[at])
-            at = facts.index(None, at) if None in facts[at:] else len(facts)
         found = Found([], [], [])
         for start, stop in segments:
             part = facts[start:stop]
@@ -308,8 +318,15 @@ class Found(NamedTuple):
         return Found(self.numbers[low:high], self.texts[low:high], self.facts[low:high])
 
 
-def make_row(text: str, facts: LineFacts, resolver: Resolver, columns: Columns) -> Row:
-    """A line's tokens in client units, relative to each other, and the keys they depend on."""
+def make_row(
+    text: str,
+    facts: LineFacts,
+    resolver: Resolver,
+    columns: Columns,
+    memo: Dict[Tuple[bool, str], Tuple[str, ...]],
+) -> Row:
+    """A line's tokens in client units, relative to each other, and the keys they depend on
+    (`memo`: the keys of each link target, known once per request)."""
     if not facts.links:
         return EMPTY_ROW
     keys: Set[str] = set()
@@ -317,7 +334,10 @@ def make_row(text: str, facts: LineFacts, resolver: Resolver, columns: Columns) 
     same = columns.same_as_code_points(text)
     previous = 0
     for link in facts.links:
-        keys.update(dependencies(link, resolver))
+        depends = memo.get((link.embed, link.target))
+        if depends is None:
+            depends = memo[(link.embed, link.target)] = dependencies(link, resolver)
+        keys.update(depends)
         for span in link_spans(link, resolver.marks(link)):
             start, end = span.start, span.end
             if not same:
@@ -355,15 +375,14 @@ def token_steps(
     kept = rows.tokens.fresh()
     lines: List[Optional[Row]] = list(map(kept.get, found.texts))
     made = 0
-    at = lines.index(None) if None in lines else len(lines)
-    while at < len(lines):  # rows not kept: made now
+    memo: Dict[Tuple[bool, str], Tuple[str, ...]] = {}
+    for at in missing(lines):  # rows not kept: made now
         text = found.texts[at]
-        row = kept.get(text) or make_row(text, found.facts[at], resolver, columns)
+        row = kept.get(text) or make_row(text, found.facts[at], resolver, columns, memo)
         lines[at] = kept[text] = row
         made += 1
         if made % ROW_SLICE == 0:
             yield
-        at = lines.index(None, at) if None in lines[at:] else len(lines)
     datas = list(map(itemgetter(0), cast(List[Row], lines)))  # every line has its row now
     numbers = list(compress(found.numbers, datas))
     datas = list(compress(datas, datas))
