@@ -1,12 +1,13 @@
-"""Semantic tokens of a document kept line by line between requests: an editor asks for the
-whole page again after every edit, and all but the edited lines are as they were.
+"""Semantic tokens and inlay hints of a document kept line by line between requests: an editor
+asks for the whole page again after every edit, and all but the edited lines are as they were.
 
 A line's tokens depend on its text, on whether it lies in the frontmatter or in fenced code
 (known per request from the whole text), and on what its links resolve to. So a row (one line's
 tokens in client units) is kept per line text, with the page keys its links name; when the
 vault changes a page, the rows naming it are dropped, and a change the model does not name (a
 reload) drops them all. Rows of links to this page's own headings and blocks are kept while the
-page's anchors stay the same. A line is parsed on its own (`scan` of one line finds what the
+page's anchors stay the same (hint rows of such links are made for every request: a block's
+text may have changed on any line). A line is parsed on its own (`scan` of one line finds what the
 whole text's scan finds on it outside fenced code), so an edited page is never parsed whole.
 """
 
@@ -478,9 +479,6 @@ class RowMemory:
             self._followed.add(vault)
             vault.listeners.append(lambda path: self._heard(vault, path))
         return found
-
-    def forget(self, uri: str) -> None:
-        self._documents.pop(uri, None)
 
     def _heard(self, vault: Vault, path: Optional[str]) -> None:
         for rows in self._documents.values():
