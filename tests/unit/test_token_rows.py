@@ -4,15 +4,21 @@ frontmatter, headings and block ids), however the page was edited."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import List, Tuple
 
 from echoes_lsp.engine.link_targets import text_structure
+from echoes_lsp.engine.token_spans import TARGET, UNRESOLVED, Resolver
 from echoes_lsp.engine.vault import Vault
+from echoes_lsp.server.lsp_convert import Columns
 from echoes_lsp.server.token_rows import (
     DocumentRows,
+    Placed,
+    RowMemory,
     body_line,
     fenced_lines,
     segments,
+    token_steps,
 )
 
 PAGE = """---
@@ -82,3 +88,29 @@ def test_segments_skip_fenced_lines() -> None:
     assert segments(2, [(4, 6), (9, 9)], 12) == [(2, 4), (7, 9), (10, 12)]
     assert segments(5, [(0, 6)], 8) == [(7, 8)]
     assert segments(0, [(3, 7)], 8) == [(0, 3)]
+
+
+def test_a_reload_of_the_vault_drops_every_kept_row(tmp_path: Path) -> None:
+    """A change the model does not name (a reload: every file may have changed) leaves no row
+    as it was: a link to a page that appeared meanwhile resolves."""
+    pages = tmp_path / "EchoesVault" / "pages"
+    pages.mkdir(parents=True)
+    vault = Vault(str(tmp_path))
+    vault.load()
+    rows = RowMemory().rows(vault, "file:///page.md", str(pages / "page.md"), "utf-16")
+    lines = ["See [[later]] now."]
+
+    def tokens() -> List[int]:
+        found = rows.current(lines, [(0, 1)])
+        resolver = Resolver(vault, None, rows.own_structure(found))
+        placed = Placed([], 0)
+        for _ in token_steps(rows, found, resolver, Columns(), placed):
+            pass
+        return placed.data
+
+    assert tokens() == [0, 6, 5, TARGET, UNRESOLVED]
+    (pages / "later.md").write_text(
+        "---\ntype: note\nstack: []\nstatus: active\nsummary: Later.\n---\n", encoding="utf-8"
+    )
+    vault.load()
+    assert tokens() == [0, 6, 5, TARGET, 0]
