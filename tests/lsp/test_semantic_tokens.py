@@ -81,6 +81,7 @@ async def test_the_legend_is_published(shared: Session) -> None:
     assert list(provider.legend.token_types) == list(TOKEN_TYPES)
     assert list(provider.legend.token_modifiers) == list(TOKEN_MODIFIERS)
     assert provider.full and provider.range
+    assert isinstance(provider.full, types.SemanticTokensFullDelta) and provider.full.delta
 
 
 async def test_every_link_part_and_key_has_its_type_and_modifiers(shared: Session) -> None:
