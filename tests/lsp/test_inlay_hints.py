@@ -133,3 +133,21 @@ async def test_turning_a_hint_off_asks_for_a_refresh(
         assert asyncio.get_event_loop().time() < deadline, "no inlay hint refresh"
         await asyncio.sleep(0.05)
     assert [str(h.label) for h in await hints(session, uri)] == ["Access tokens live 15 minutes."]
+
+
+async def test_hints_kept_between_requests_follow_each_edit(shared: Session) -> None:
+    """A block's text edited on its own line changes the hint of a link on another line, and a
+    hint appears after a link typed on a line seen before."""
+    text = (
+        "---\ntype: note\nstack: []\nstatus: active\nsummary: Edited.\n---\n\n"
+        "See [[#^here]].\n\nThe first words. ^here\n\nLater [[sessions]].\n"
+    )
+    uri = shared.open(shared.page("edited-hints.md"), text)
+    assert [str(h.label) for h in await hints(shared, uri)] == ["The first words."]
+    shared.edit(uri, 9, 0, len("The first words."), "Other words")
+    assert [str(h.label) for h in await hints(shared, uri)] == ["Other words"]
+    shared.edit(uri, 11, len("Later "), len("Later [[sessions]]"), "[[legacy-auth]]")
+    assert [str(h.label) for h in await hints(shared, uri)] == [
+        "Other words",
+        "deprecated → auth",
+    ]

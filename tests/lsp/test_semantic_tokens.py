@@ -4,6 +4,7 @@ range request, an unsaved buffer, and a page of many links (range bounded, full 
 
 from __future__ import annotations
 
+import asyncio
 from typing import List, Optional, Sequence, Set, Tuple
 
 from lsprotocol import types
@@ -80,6 +81,7 @@ async def test_the_legend_is_published(shared: Session) -> None:
     assert list(provider.legend.token_types) == list(TOKEN_TYPES)
     assert list(provider.legend.token_modifiers) == list(TOKEN_MODIFIERS)
     assert provider.full and provider.range
+    assert isinstance(provider.full, types.SemanticTokensFullDelta) and provider.full.delta
 
 
 async def test_every_link_part_and_key_has_its_type_and_modifiers(shared: Session) -> None:
@@ -181,3 +183,91 @@ async def test_a_page_of_many_links_is_bounded(shared: Session) -> None:
     assert whole is not None
     assert len(whole.data) == FULL_LIMIT * 5
     assert decode(whole.data)[-1][0] == 7 + FULL_LIMIT - len(KEYS) - 1
+
+
+async def delta(
+    session: Session, uri: str, previous: str
+) -> types.SemanticTokens | types.SemanticTokensDelta | None:
+    return await request(
+        session.client.text_document_semantic_tokens_full_delta_async(
+            types.SemanticTokensDeltaParams(text_document=doc(uri), previous_result_id=previous)
+        )
+    )
+
+
+EDITED = HEAD + "# Top\n\nSee [[sessions]], [[#Top]] and [[#^here]].\n\nA block. ^here\n"
+
+
+async def test_the_rows_kept_between_requests_follow_each_edit(shared: Session) -> None:
+    """After each edit, the full answer is the one the edited text earns: the edited line read
+    again, a renamed heading unresolving a link on another line, a fence hiding the lines after
+    it (each compared with a range over the whole page, made without kept rows)."""
+    uri = shared.open(shared.page("edited-rows.md"), EDITED)
+    lines = EDITED.split("\n")
+    first = await full(shared, uri)
+    assert first is not None
+    assert described(shared, EDITED, first.data)[len(KEYS) :] == [
+        ("sessions", "namespace", set()),
+        ("Top", "function", set()),
+        ("^here", "enumMember", set()),
+    ]
+    edits = [
+        (9, "See [[nowhere]], [[#Top]] and [[#^here]]."),  # the line itself
+        (7, "# Topper"),  # a heading another line links to
+        (11, "A block."),  # a block another line links to
+        (8, "```"),  # a fence: the lines after it are code
+    ]
+    for number, new in edits:
+        shared.edit(uri, number, 0, len(lines[number]), new)
+        lines[number] = new
+        text = "\n".join(lines)
+        again = await full(shared, uri)
+        reference = await in_range(shared, uri, 0, len(lines))
+        assert again is not None and reference is not None
+        assert described(shared, text, again.data) == described(shared, text, reference.data)
+    assert described(shared, text, again.data) == KEYS
+
+
+async def test_a_delta_turns_the_last_answer_into_the_new_one(shared: Session) -> None:
+    text = HEAD + "".join(f"Line {n} links [[sessions]] and [[page-{n}]].\n" for n in range(50))
+    uri = shared.open(shared.page("delta-rows.md"), text)
+    before = await full(shared, uri)
+    assert before is not None and before.result_id
+    shared.edit(uri, 30, 0, 0, "[[auth]] ")
+    answer = await delta(shared, uri, before.result_id)
+    assert isinstance(answer, types.SemanticTokensDelta)
+    assert len(answer.edits) == 1
+    edit = answer.edits[0]
+    assert len(edit.data or []) < 20  # the edited line's tokens, not the page's
+    data = list(before.data)
+    data[edit.start : edit.start + edit.delete_count] = edit.data or []
+    after_edit = await full(shared, uri)
+    assert after_edit is not None and data == list(after_edit.data)
+    unchanged = await delta(shared, uri, after_edit.result_id or "")
+    assert isinstance(unchanged, types.SemanticTokensDelta) and not unchanged.edits
+    stale = await delta(shared, uri, "an id never given")
+    assert isinstance(stale, types.SemanticTokens) and stale.data == after_edit.data
+
+
+async def test_a_page_created_on_disk_resolves_a_kept_row(session: Session) -> None:
+    text = HEAD + "See [[brand-new]] here.\n"
+    uri = session.open(session.page("waiting.md"), text)
+    before = await full(session, uri)
+    assert before is not None
+    assert described(session, text, before.data)[-1] == ("brand-new", "namespace", {"unresolved"})
+    created = session.page("brand-new.md")
+    created.write_text(HEAD.replace("Many links.", "New."), encoding="utf-8")
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(uri=created.resolve().as_uri(), type=types.FileChangeType.Created)
+            ]
+        )
+    )
+    for _ in range(100):
+        after_change = await full(session, uri)
+        assert after_change is not None
+        if described(session, text, after_change.data)[-1] == ("brand-new", "namespace", set()):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the link stayed unresolved after its page was created")

@@ -4,6 +4,7 @@ to a deprecated page, `deprecated → replacement`. Each is behind a setting
 
 from __future__ import annotations
 
+from functools import partial
 from typing import List, Optional, Sequence
 
 from lsprotocol import types
@@ -13,9 +14,15 @@ from ...engine.token_spans import links_between
 from ...engine.vault import read_text
 from ..echoes_server import EchoesServer
 from ..lsp_convert import path_to_uri
+from ..token_rows import HintRow, line_hints
 from . import Feature
-from .document_context import load_analysed
+from .document_context import load_analysed, locate
+from .semantic_tokens import Kept, kept_document
 from .view_refresh import follow_views
+
+# A request for more lines than this is answered from kept rows (Neovim asks for the whole page);
+# a smaller one from the model's structure, unless the document was edited since its analysis.
+FEW_LINES = 200
 
 
 class LinesOf:
@@ -37,11 +44,17 @@ async def inlay_hints(
     settings = ls.settings
     if not (settings.hint_block_text or settings.hint_deprecated):
         return []
-    document = await load_analysed(ls, params.text_document.uri)
+    uri = params.text_document.uri
+    first, last = params.range.start.line, params.range.end.line
+    if last - first > FEW_LINES or model_behind(ls, uri):
+        kept = await kept_document(ls, uri)
+        if kept is not None:
+            return kept_hints(ls, kept, first, last)
+    document = await load_analysed(ls, uri)
     if document is None:
         return None
     follow_views(ls, document.folder)
-    links = links_between(document.structure.links, params.range.start.line, params.range.end.line)
+    links = links_between(document.structure.links, first, last)
     maker = HintMaker(
         document.vault, document.entry, document.structure, document.lines, LinesOf(ls)
     )
@@ -56,6 +69,39 @@ async def inlay_hints(
             padding_left=True,
         )
         for hint in found
+    ]
+
+
+def model_behind(ls: EchoesServer, uri: str) -> bool:
+    """Whether an open document was edited since the model last analysed it."""
+    text = ls.document_text(uri)
+    located = locate(ls, uri) if text is not None else None
+    return located is not None and located[0].vault.overlays.get(located[1]) is not text
+
+
+def kept_hints(ls: EchoesServer, kept: Kept, first: int, last: int) -> List[types.InlayHint]:
+    """The hints of the lines `first`..`last` of an open document, from its kept rows; the
+    hints of a line are made again only when its number, text or row changed."""
+    settings = (ls.settings.hint_block_text, ls.settings.hint_deprecated)
+    maker = HintMaker(kept.vault, kept.entry, kept.own, kept.lines, LinesOf(ls))
+    found: List[types.InlayHint] = []
+    for number, text, row in line_hints(
+        kept.rows, kept.found.between(first, last), maker, settings
+    ):
+        found.extend(
+            kept.rows.placed_hints(number, row, partial(hint_objects, ls, number, text, row))
+        )
+    return found
+
+
+def hint_objects(ls: EchoesServer, number: int, text: str, row: HintRow) -> List[types.InlayHint]:
+    return [
+        types.InlayHint(
+            position=types.Position(line=number, character=ls.columns.to_client(text, column)),
+            label=label,
+            padding_left=True,
+        )
+        for column, label in row.hints
     ]
 
 

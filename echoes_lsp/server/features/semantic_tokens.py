@@ -1,18 +1,23 @@
-"""`textDocument/semanticTokens/full` and `/range`: the parts of each wikilink and the frontmatter
-keys, from `engine/token_spans.py`, encoded as the protocol's relative integers in the client's
-position units.
+"""`textDocument/semanticTokens/full`, `/full/delta` and `/range`: the parts of each wikilink and
+the frontmatter keys, from `engine/token_spans.py`, encoded as the protocol's relative integers
+in the client's position units.
 
-A full request runs in slices of 5,000 links between which other requests are answered, and
-stops after `FULL_LIMIT` tokens; a range request reads only the links of its lines (two binary
-searches), so its work is bounded by the range, however large the page.
+A full request on an open document of up to 20,000 lines is made of rows kept between requests
+(`token_rows.py`): after an edit only the edited lines are read, and a delta request answers
+with the one stretch of integers that changed. Any other full request runs in slices of 5,000
+links between which other requests are answered, and stops after `FULL_LIMIT` tokens; a range
+request reads only the links of its lines (two binary searches), so its work is bounded by the
+range, however large the page.
 """
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+import itertools
+from typing import List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from lsprotocol import types
 
+from ...engine.markdown import Structure
 from ...engine.token_spans import (
     FULL_LIMIT,
     TOKEN_MODIFIERS,
@@ -24,10 +29,23 @@ from ...engine.token_spans import (
     links_between,
     span_steps,
 )
+from ...engine.vault import Entry, Vault
 from ..echoes_server import EchoesServer, sliced
 from ..lsp_convert import Columns
+from ..token_rows import (
+    MAX_LINES,
+    MAX_TEXT,
+    DocumentRows,
+    Found,
+    Placed,
+    RowMemory,
+    body_line,
+    fenced_lines,
+    segments,
+    token_steps,
+)
 from . import Feature
-from .document_context import VaultDocument, load_analysed
+from .document_context import VaultDocument, load_analysed, locate, split_lines
 from .view_refresh import follow_views
 
 LEGEND = types.SemanticTokensLegend(
@@ -65,10 +83,124 @@ async def document_for(ls: EchoesServer, uri: str) -> Optional[VaultDocument]:
     return document
 
 
+ROWS = RowMemory()
+RESULT_IDS = itertools.count(1)
+# Stretches compared at once when looking for where two answers differ.
+COMPARED = 256
+
+
+class Kept(NamedTuple):
+    """An open document as a request on kept rows sees it: the rows, the vault and entry, its
+    lines, the facts of each body line that holds something, and its own headings and blocks."""
+
+    rows: DocumentRows
+    vault: Vault
+    entry: Optional[Entry]
+    is_page: bool
+    lines: List[str]
+    found: Found
+    own: Structure
+
+
+async def kept_document(ls: EchoesServer, uri: str) -> Optional[Kept]:
+    """An open document read through its kept rows; None for a document that is not open or
+    too large to keep rows for (answered from its whole structure)."""
+    text = ls.document_text(uri)
+    located = locate(ls, uri) if text is not None and len(text) <= MAX_TEXT else None
+    if located is None or text is None:
+        return None
+    folder, path = located
+    lines = split_lines(path, text)
+    if len(lines) > MAX_LINES:
+        return None
+    rows = ROWS.rows(folder.vault, uri, path, ls.columns.encoding)
+    if not rows.seeded:  # new: the model's analysis gives every line's facts at once
+        document = await document_for(ls, uri)
+        if document is None:
+            return None
+        text, lines = document.text, document.lines
+        rows.seed(document.structure, lines)
+    follow_views(ls, folder)
+    vault = folder.vault
+    is_page = vault.is_page(path)
+    body = body_line(lines, is_page)
+    found = rows.current(lines, segments(body, fenced_lines(text, lines), len(lines)))
+    own = rows.own_structure(found)
+    return Kept(rows, vault, vault.entry(path), is_page, lines, found, own)
+
+
+async def kept_rows(ls: EchoesServer, uri: str) -> Optional[Tuple[DocumentRows, List[int]]]:
+    """The full answer of an open document, made of kept rows."""
+    kept = await kept_document(ls, uri)
+    if kept is None:
+        return None
+    keys = key_spans(kept.lines) if kept.is_page else []
+    placed = Placed(encode(keys, kept.lines, ls.columns), keys[-1].line if keys else 0)
+    resolver = Resolver(kept.vault, kept.entry, kept.own)
+    await sliced(token_steps(kept.rows, kept.found, resolver, ls.columns, placed))
+    return kept.rows, placed.data[: FULL_LIMIT * 5]
+
+
+def answered(rows: DocumentRows, data: List[int]) -> types.SemanticTokens:
+    """A full answer, kept as the base of the next delta."""
+    rows.answered(data, str(next(RESULT_IDS)))
+    return types.SemanticTokens(data=data, result_id=rows.result_id)
+
+
 async def full(
     ls: EchoesServer, params: types.SemanticTokensParams
 ) -> Optional[types.SemanticTokens]:
-    document = await document_for(ls, params.text_document.uri)
+    kept = await kept_rows(ls, params.text_document.uri)
+    if kept is not None:
+        return answered(*kept)
+    return await whole(ls, params.text_document.uri)
+
+
+def common_prefix(old: Sequence[int], new: Sequence[int]) -> int:
+    """How many integers two answers begin with alike (compared a stretch at a time)."""
+    size = min(len(old), len(new))
+    at = 0
+    while at + COMPARED <= size and old[at : at + COMPARED] == new[at : at + COMPARED]:
+        at += COMPARED
+    while at < size and old[at] == new[at]:
+        at += 1
+    return at
+
+
+def edit_between(old: List[int], new: List[int]) -> List[types.SemanticTokensEdit]:
+    """The one edit that turns `old` into `new`: what lies between their common beginning and
+    their common end (none when they are equal)."""
+    if old == new:
+        return []
+    prefix = common_prefix(old, new)
+    suffix = common_prefix(old[prefix:][::-1], new[prefix:][::-1])
+    return [
+        types.SemanticTokensEdit(
+            start=prefix,
+            delete_count=len(old) - prefix - suffix,
+            data=new[prefix : len(new) - suffix],
+        )
+    ]
+
+
+async def delta(
+    ls: EchoesServer, params: types.SemanticTokensDeltaParams
+) -> Union[types.SemanticTokens, types.SemanticTokensDelta, None]:
+    """The change since the answer the client holds; a full answer when it holds another."""
+    kept = await kept_rows(ls, params.text_document.uri)
+    if kept is None:
+        return await whole(ls, params.text_document.uri)
+    rows, data = kept
+    result_id = str(next(RESULT_IDS))
+    base_id, base = rows.answered(data, result_id)
+    if not base_id or params.previous_result_id != base_id:
+        return types.SemanticTokens(data=data, result_id=result_id)
+    return types.SemanticTokensDelta(edits=edit_between(base, data), result_id=result_id)
+
+
+async def whole(ls: EchoesServer, uri: str) -> Optional[types.SemanticTokens]:
+    """A full answer made from the whole structure (no rows kept)."""
+    document = await document_for(ls, uri)
     if document is None:
         return None
     spans = key_spans(document.lines) if document.is_page else []
@@ -93,5 +225,6 @@ async def in_range(
 
 FEATURES = [
     Feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, full, LEGEND),
+    Feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, delta, LEGEND),
     Feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, in_range, LEGEND),
 ]

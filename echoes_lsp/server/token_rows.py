@@ -1,0 +1,486 @@
+"""Semantic tokens and inlay hints of a document kept line by line between requests: an editor
+asks for the whole page again after every edit, and all but the edited lines are as they were.
+
+A line's tokens depend on its text, on whether it lies in the frontmatter or in fenced code
+(known per request from the whole text), and on what its links resolve to. So a row (one line's
+tokens in client units) is kept per line text, with the page keys its links name; when the
+vault changes a page, the rows naming it are dropped, and a change the model does not name (a
+reload) drops them all. Rows of links to this page's own headings and blocks are kept while the
+page's anchors stay the same (hint rows of such links are made for every request: a block's
+text may have changed on any line). A line is parsed on its own (`scan` of one line finds what the
+whole text's scan finds on it outside fenced code), so an edited page is never parsed whole.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from bisect import bisect_left
+from collections import OrderedDict
+from itertools import chain, compress, groupby, repeat
+from operator import attrgetter, is_not, itemgetter, or_, sub
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    Generic,
+    Iterable,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    TypeVar,
+    cast,
+)
+
+from ..engine.fuzzy import Steps
+from ..engine.hint_texts import HintMaker
+from ..engine.markdown import BlockId, Heading, Link, Structure, fenced_ranges, scan
+from ..engine.token_spans import Resolver, link_spans
+from ..engine.vault import Vault, key_of
+from ..runtime import echoes_vault as rules
+from .lsp_convert import Columns
+
+# The key of a row that depends on this page's own headings and blocks, and of one that depends
+# on an asset (any asset change drops it).
+OWN = "\0own"
+ASSETS = "\0assets"
+# The key of a row that depends on any page of the vault (a deprecated page's replacement).
+ANY_PAGE = "\0pages"
+# Documents of more lines are answered without keeping rows (their full answer is capped).
+MAX_LINES = 20_000
+MAX_TEXT = 2 * 1024 * 1024
+# More changed files than this between two requests drop every row (a reload, a checkout).
+HEARD_LIMIT = 1_000
+# Rows are kept for this many documents, the most recently asked first.
+KEPT_DOCUMENTS = 8
+R = TypeVar("R")
+# A request gives way to other requests after making this many rows.
+ROW_SLICE = 2_000
+
+
+class LineFacts(NamedTuple):
+    """What one line holds outside fenced code: its links, headings and block ids."""
+
+    links: Tuple[Link, ...]
+    headings: Tuple[Heading, ...]
+    blocks: Tuple[BlockId, ...]
+
+
+NOTHING = LineFacts((), (), ())
+
+
+def scan_line(text: str) -> LineFacts:
+    """A line's facts, read from the line alone."""
+    if "[" not in text and "#" not in text and "^" not in text:
+        return NOTHING
+    found = scan(text)
+    return LineFacts(tuple(found.links), tuple(found.headings), tuple(found.blocks))
+
+
+def facts_by_line(structure: Structure) -> Dict[int, LineFacts]:
+    """The facts of each line a whole-text structure has something on (each list of the
+    structure is in line order)."""
+    by_line = attrgetter("line")
+    links = {line: tuple(group) for line, group in groupby(structure.links, by_line)}
+    headings = {line: tuple(group) for line, group in groupby(structure.headings, by_line)}
+    blocks = {line: tuple(group) for line, group in groupby(structure.blocks, by_line)}
+    return {
+        line: LineFacts(links.get(line, ()), headings.get(line, ()), blocks.get(line, ()))
+        for line in links.keys() | headings.keys() | blocks.keys()
+    }
+
+
+def missing(items: Sequence[Optional[object]]) -> Iterator[int]:
+    """The indexes of the None items, each found by a C-speed search from the one before (the
+    items may be filled in meanwhile)."""
+    at = 0
+    while True:
+        try:
+            at = items.index(None, at)
+        except ValueError:
+            return
+        yield at
+        at += 1
+
+
+class Row(NamedTuple):
+    """One line's tokens: the protocol's five integers per token, less the first token's line
+    delta (set when the row is placed), and the keys whose change makes it stale."""
+
+    data: Tuple[int, ...]
+    keys: FrozenSet[str]
+
+
+EMPTY_ROW = Row((), frozenset())
+
+
+def fenced_lines(text: str, lines: Sequence[str]) -> List[Tuple[int, int]]:
+    """The first and last line of each fenced code block (whole lines, as `scan` skips them)."""
+    ranges = fenced_ranges(text)
+    if not ranges:
+        return []
+    found = []
+    line = offset = 0
+    for start, end in ranges:
+        while offset + len(lines[line]) < start:
+            offset += len(lines[line]) + 1
+            line += 1
+        first = line
+        while line + 1 < len(lines) and offset + len(lines[line]) < end:
+            offset += len(lines[line]) + 1
+            line += 1
+        found.append((first, line))
+    return found
+
+
+def body_line(lines: Sequence[str], is_page: bool) -> int:
+    """The first line whose links count: after a page's frontmatter."""
+    if is_page:
+        frontmatter = rules.parse_frontmatter(lines)
+        if frontmatter is not None:
+            return int(frontmatter.body_line)
+    return 0
+
+
+def page_key_of(path: str) -> str:
+    """The key a page at `path` is linked by."""
+    return key_of(rules.nfc(os.path.basename(path)[:-3]))
+
+
+class Rows(Generic[R]):
+    """Rows of one kind kept per line text, and the keys changed since they were made."""
+
+    def __init__(self, keys_of: Callable[[R], FrozenSet[str]]) -> None:
+        self._keys_of = keys_of
+        self._rows: Dict[str, R] = {}
+        self._stale: Set[str] = set()
+
+    def mark(self, keys: Iterable[str]) -> None:
+        """These keys changed: the rows that name them are dropped before the next use."""
+        self._stale.update(keys)
+
+    def clear(self) -> None:
+        self._rows.clear()
+        self._stale.clear()
+
+    def fresh(self) -> Dict[str, R]:
+        """The rows that name no changed key (dropping the others is one pass over the rows)."""
+        if self._stale:
+            stale, keys_of = self._stale, self._keys_of
+            self._rows = {text: row for text, row in self._rows.items() if not keys_of(row) & stale}
+            self._stale = set()
+        return self._rows
+
+    def prune(self, current: Set[str]) -> None:
+        self._rows = {text: row for text, row in self._rows.items() if text in current}
+
+
+class DocumentRows:
+    """The line facts of one document, its kept token and hint rows, and its last full token
+    answer (the base of a delta)."""
+
+    def __init__(self, vault: Vault, path: str, encoding: str) -> None:
+        self.vault = vault
+        self.path = path
+        self.encoding = encoding
+        self._facts: Dict[str, LineFacts] = {}
+        self.tokens: Rows[Row] = Rows(row_keys)
+        self.hints: Rows[HintRow] = Rows(hint_keys)
+        self.hint_settings: Tuple[bool, bool] = (True, True)
+        # the hints of each line number as last answered: (row, the protocol's hint objects)
+        self._placed_hints: Dict[int, Tuple[HintRow, List[Any]]] = {}
+        # this page's headings and blocks, and the lines that hold them, when last read
+        self.own = Structure([], [], [])
+        self.own_marks: Tuple[Tuple[LineFacts, ...], Tuple[int, ...]] = ((), ())
+        self.own_anchors: Optional[str] = None
+        self.result_id = ""
+        self._data: List[int] = []
+        # the files the vault changed since the last request (all of them: `_heard_all`)
+        self._heard: Set[str] = set()
+        self._heard_all = False
+
+    @property
+    def seeded(self) -> bool:
+        return bool(self._facts)
+
+    def heard(self, path: Optional[str]) -> None:
+        """A file of the vault changed (None: possibly every file). Only noted: a reload or a
+        burst of disk changes tells of many files, and they are read at the next request."""
+        if path is None or len(self._heard) >= HEARD_LIMIT:
+            self._heard_all = True
+            self._heard.clear()
+        elif not self._heard_all:
+            self._heard.add(path)
+
+    def settle(self) -> None:
+        """Mark the keys of the files changed since the last request."""
+        if self._heard_all:
+            self.tokens.clear()
+            self.hints.clear()
+        keys = {self.key_of(path) for path in self._heard}
+        if keys - {OWN, ASSETS}:
+            keys.add(ANY_PAGE)
+        self.tokens.mark(keys)
+        self.hints.mark(keys)
+        self._heard_all = False
+        self._heard.clear()
+
+    def key_of(self, path: str) -> str:
+        """The key of the rows a change of the file at `path` makes stale."""
+        if path == self.path:
+            return OWN
+        if path.lower().endswith(".md"):
+            return page_key_of(path)
+        return ASSETS
+
+    def answered(self, data: List[int], result_id: str) -> Tuple[str, List[int]]:
+        """Keep a full answer as the base of the next delta; the one it replaces."""
+        before = (self.result_id, self._data)
+        self.result_id, self._data = result_id, data
+        return before
+
+    def placed_hints(self, number: int, row: HintRow, make: Callable[[], List[Any]]) -> List[Any]:
+        """The protocol's hints of line `number`, made again only when its row changed."""
+        known = self._placed_hints.get(number)
+        if known is None or known[0] is not row:
+            known = self._placed_hints[number] = (row, make())
+        return known[1]
+
+    def seed(self, structure: Structure, lines: Sequence[str]) -> None:
+        """Take the facts of a whole-text structure (the model's), rather than reading each
+        line again."""
+        by_line = facts_by_line(structure)
+        for number, text in enumerate(lines):
+            self._facts.setdefault(text, by_line.get(number, NOTHING))
+
+    def current(self, lines: Sequence[str], segments: Sequence[Tuple[int, int]]) -> Found:
+        """The lines of `segments` that hold something. Every step runs over all the lines of a
+        page, so each is a C-speed map or filter rather than a loop of Python steps."""
+        self.settle()
+        facts: List[Optional[LineFacts]] = list(map(self._facts.get, lines))
+        for at in missing(facts):  # lines never seen: the edited ones
+            facts[at] = self._facts[lines[at]] = scan_line(lines[at])
+        found = Found([], [], [])
+        for start, stop in segments:
+            part = facts[start:stop]
+            holds = list(map(is_not, part, repeat(NOTHING)))
+            found.numbers.extend(compress(range(start, stop), holds))
+            found.texts.extend(compress(lines[start:stop], holds))
+            found.facts.extend(compress(part, holds))  # type: ignore[arg-type]
+        if len(self._facts) > 2 * len(lines) + 1_000:  # edits left many behind
+            self.forget_others(set(found.texts))
+        return found
+
+    def forget_others(self, current: Set[str]) -> None:
+        self._facts = {text: f for text, f in self._facts.items() if text in current}
+        self.tokens.prune(current)
+        self.hints.prune(current)
+        self._placed_hints = {}
+
+    def own_structure(self, found: Found) -> Structure:
+        """This page's headings and blocks as the text now has them (blocks on their lines);
+        rows that depend on them are dropped when they differ from the last request's."""
+        headings_of = map(bool, map(itemgetter(1), found.facts))
+        blocks_of = list(map(bool, map(itemgetter(2), found.facts)))
+        marks = tuple(compress(found.facts, map(or_, headings_of, blocks_of)))
+        block_lines = tuple(compress(found.numbers, blocks_of))
+        if (marks, block_lines) == self.own_marks:
+            return self.own
+        headings = [heading for facts in marks for heading in facts.headings]
+        blocks = [
+            BlockId(block.name, number, block.start, block.end)
+            for number, facts in compress(zip(found.numbers, found.facts), blocks_of)
+            for block in facts.blocks
+        ]
+        self.own = Structure([], headings, blocks)
+        self.own_marks = (marks, block_lines)
+        if self.own.anchors != self.own_anchors:
+            self.own_anchors = self.own.anchors
+            self.tokens.mark([OWN])
+        return self.own
+
+
+class Found(NamedTuple):
+    """The lines of a page that hold something: their numbers, texts and facts, in order."""
+
+    numbers: List[int]
+    texts: List[str]
+    facts: List[LineFacts]
+
+    def between(self, first: int, last: int) -> Found:
+        """The lines `first`..`last`."""
+        low = bisect_left(self.numbers, first)
+        high = bisect_left(self.numbers, last + 1)
+        return Found(self.numbers[low:high], self.texts[low:high], self.facts[low:high])
+
+
+def make_row(
+    text: str,
+    facts: LineFacts,
+    resolver: Resolver,
+    columns: Columns,
+    memo: Dict[Tuple[bool, str], Tuple[str, ...]],
+) -> Row:
+    """A line's tokens in client units, relative to each other, and the keys they depend on
+    (`memo`: the keys of each link target, known once per request)."""
+    if not facts.links:
+        return EMPTY_ROW
+    keys: Set[str] = set()
+    data: List[int] = []
+    same = columns.same_as_code_points(text)
+    previous = 0
+    for link in facts.links:
+        depends = memo.get((link.embed, link.target))
+        if depends is None:
+            depends = memo[(link.embed, link.target)] = dependencies(link, resolver)
+        keys.update(depends)
+        for span in link_spans(link, resolver.marks(link)):
+            start, end = span.start, span.end
+            if not same:
+                start, end = columns.to_client(text, start), columns.to_client(text, end)
+            if end <= start:
+                continue
+            data.extend((0, start - previous, end - start, span.kind, span.modifiers))
+            previous = start
+    return Row(tuple(data[1:]), frozenset(keys))
+
+
+def dependencies(link: Link, resolver: Resolver) -> Tuple[str, ...]:
+    """The keys whose change can change a link's tokens."""
+    if link.is_asset:
+        return (ASSETS,)
+    if not link.page_stem:
+        return (OWN,)
+    key = key_of(link.page_stem)
+    return (OWN, key) if resolver.state(link).anchors is resolver.own else (key,)
+
+
+def row_keys(row: Row) -> FrozenSet[str]:
+    return row.keys
+
+
+def token_steps(
+    rows: DocumentRows,
+    found: Found,
+    resolver: Resolver,
+    columns: Columns,
+    placed: Placed,
+) -> Steps[None]:
+    """Add the tokens of the lines `found` to `placed`, yielding after every `ROW_SLICE` rows
+    made. Kept rows are looked up and placed by C-speed maps (a page has thousands)."""
+    kept = rows.tokens.fresh()
+    lines: List[Optional[Row]] = list(map(kept.get, found.texts))
+    made = 0
+    memo: Dict[Tuple[bool, str], Tuple[str, ...]] = {}
+    for at in missing(lines):  # rows not kept: made now
+        text = found.texts[at]
+        row = kept.get(text) or make_row(text, found.facts[at], resolver, columns, memo)
+        lines[at] = kept[text] = row
+        made += 1
+        if made % ROW_SLICE == 0:
+            yield
+    datas = list(map(itemgetter(0), cast(List[Row], lines)))  # every line has its row now
+    numbers = list(compress(found.numbers, datas))
+    datas = list(compress(datas, datas))
+    deltas = map(sub, numbers, [placed.previous] + numbers[:-1])
+    placed.data.extend(chain.from_iterable(chain.from_iterable(zip(zip(deltas), datas))))
+
+
+class Placed(NamedTuple):
+    """The protocol's integers of an answer so far, and the line of its last token."""
+
+    data: List[int]
+    previous: int
+
+
+class HintRow(NamedTuple):
+    """One line's hints: (code-point column, label) each, and the keys they depend on."""
+
+    hints: Tuple[Tuple[int, str], ...]
+    keys: FrozenSet[str]
+
+
+def hint_row(facts: LineFacts, maker: HintMaker, settings: Tuple[bool, bool]) -> HintRow:
+    """A line's hints, and what they depend on: the pages named (and, for a deprecated page's
+    label, any page: its replacement is the first page it links to that exists)."""
+    found = maker.hints(facts.links, *settings)
+    keys: Set[str] = set()
+    for link in facts.links:
+        page = maker.page(link)
+        own = not link.page_stem or (page is not None and page is maker.source)
+        keys.add(OWN if own else key_of(link.page_stem))
+        if page is not None and page.deprecated:
+            keys.add(ANY_PAGE)
+    return HintRow(tuple((hint.column, hint.label) for hint in found), frozenset(keys))
+
+
+def hint_keys(row: HintRow) -> FrozenSet[str]:
+    return row.keys
+
+
+def line_hints(
+    rows: DocumentRows, found: Found, maker: HintMaker, settings: Tuple[bool, bool]
+) -> List[Tuple[int, str, HintRow]]:
+    """(number, text, row) of each line that shows hints. Rows that name this page are made
+    again for every request: a block's text may have changed on any line."""
+    if settings != rows.hint_settings:
+        rows.hint_settings = settings
+        rows.hints.clear()
+    rows.hints.mark([OWN])
+    kept = rows.hints.fresh()
+    shown = []
+    for number, text, facts in zip(found.numbers, found.texts, found.facts):
+        if not facts.links:
+            continue
+        row = kept.get(text)
+        if row is None:
+            row = kept[text] = hint_row(facts, maker, settings)
+        if row.hints:
+            shown.append((number, text, row))
+    return shown
+
+
+def segments(body: int, fences: Sequence[Tuple[int, int]], count: int) -> List[Tuple[int, int]]:
+    """The stretches of lines (start, stop) from `body` on that lie outside fenced code."""
+    found = []
+    start = body
+    for first, last in fences:
+        if first > start:
+            found.append((start, first))
+        start = max(start, last + 1)
+    if start < count:
+        found.append((start, count))
+    return found
+
+
+class RowMemory:
+    """The rows of the last few documents asked for, each told of every change of its vault."""
+
+    def __init__(self) -> None:
+        self._documents: OrderedDict[str, DocumentRows] = OrderedDict()
+        self._followed: weakref.WeakSet[Vault] = weakref.WeakSet()
+
+    def rows(self, vault: Vault, uri: str, path: str, encoding: str) -> DocumentRows:
+        """The kept rows of a document, new ones when it is new (or its vault or units
+        changed)."""
+        found = self._documents.get(uri)
+        if found is None or found.vault is not vault or found.encoding != encoding:
+            found = DocumentRows(vault, path, encoding)
+            self._documents[uri] = found
+            if len(self._documents) > KEPT_DOCUMENTS:
+                self._documents.popitem(last=False)
+        self._documents.move_to_end(uri)
+        if vault not in self._followed:
+            self._followed.add(vault)
+            vault.listeners.append(lambda path: self._heard(vault, path))
+        return found
+
+    def _heard(self, vault: Vault, path: Optional[str]) -> None:
+        for rows in self._documents.values():
+            if rows.vault is vault:
+                rows.heard(path)

@@ -1,0 +1,116 @@
+"""The kept rows of semantic tokens and inlay hints read each line on its own: what they find
+must be what a scan of the whole text finds, line for line (fenced code, code spans, embeds,
+frontmatter, headings and block ids), however the page was edited."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Tuple
+
+from echoes_lsp.engine.link_targets import text_structure
+from echoes_lsp.engine.token_spans import TARGET, UNRESOLVED, Resolver
+from echoes_lsp.engine.vault import Vault
+from echoes_lsp.server.lsp_convert import Columns
+from echoes_lsp.server.token_rows import (
+    DocumentRows,
+    Placed,
+    RowMemory,
+    body_line,
+    fenced_lines,
+    segments,
+    token_steps,
+)
+
+PAGE = """---
+type: note
+stack: [a]
+status: active
+summary: Tricky [[not-a-link]] in the frontmatter.
+---
+
+# Title ^not-a-block-here
+See [[one]] and ![[two.png]] and `[[in code]]` then [[three#Part|alias]].
+```python
+[[fenced]]
+```
+After the fence [[four#^blk]].
+~~~
+[[tilde fenced]]
+~~~~
+Unclosed `` [[five]] `` and `[[six]]`.
+A block line. ^blk
+   ## Indented heading [[seven]]
+```
+[[unclosed fence]]
+"""
+
+
+def whole(text: str) -> List[Tuple[int, int, str]]:
+    """(line, column, target) of every link, heading and block the whole-text scan finds."""
+    structure = text_structure(text, True)
+    found = [(link.line, link.start, link.target) for link in structure.links]
+    found += [(h.line, h.start, "#" + h.text) for h in structure.headings]
+    found += [(b.line, b.start, "^" + b.name) for b in structure.blocks]
+    return sorted(found)
+
+
+def per_line(rows: DocumentRows, text: str) -> List[Tuple[int, int, str]]:
+    lines = text.split("\n")
+    kept = rows.current(
+        lines, segments(body_line(lines, True), fenced_lines(text, lines), len(lines))
+    )
+    found = []
+    for number, facts in zip(kept.numbers, kept.facts):
+        found += [(number, link.start, link.target) for link in facts.links]
+        found += [(number, h.start, "#" + h.text) for h in facts.headings]
+        found += [(number, b.start, "^" + b.name) for b in facts.blocks]
+    return sorted(found)
+
+
+def test_each_line_read_alone_finds_what_the_whole_scan_finds(tmp_path: object) -> None:
+    rows = DocumentRows(Vault(str(tmp_path)), "page.md", "utf-16")
+    assert per_line(rows, PAGE) == whole(PAGE)
+    assert (8, 4, "one") in whole(PAGE)  # the text holds what the comparison is about
+    assert not [item for item in whole(PAGE) if "fenced" in item[2] or "code" in item[2]]
+
+
+def test_edits_that_open_and_close_fences_are_followed(tmp_path: object) -> None:
+    """Kept facts serve the next text: a fence opened above moves lines into code."""
+    rows = DocumentRows(Vault(str(tmp_path)), "page.md", "utf-16")
+    lines = PAGE.split("\n")
+    for number, new in [(8, "```"), (8, "# Title"), (16, "~~~"), (10, "plain [[x]]"), (0, "")]:
+        lines[number] = new
+        text = "\n".join(lines)
+        assert per_line(rows, text) == whole(text), (number, new)
+
+
+def test_segments_skip_fenced_lines() -> None:
+    assert segments(2, [(4, 6), (9, 9)], 12) == [(2, 4), (7, 9), (10, 12)]
+    assert segments(5, [(0, 6)], 8) == [(7, 8)]
+    assert segments(0, [(3, 7)], 8) == [(0, 3)]
+
+
+def test_a_reload_of_the_vault_drops_every_kept_row(tmp_path: Path) -> None:
+    """A change the model does not name (a reload: every file may have changed) leaves no row
+    as it was: a link to a page that appeared meanwhile resolves."""
+    pages = tmp_path / "EchoesVault" / "pages"
+    pages.mkdir(parents=True)
+    vault = Vault(str(tmp_path))
+    vault.load()
+    rows = RowMemory().rows(vault, "file:///page.md", str(pages / "page.md"), "utf-16")
+    lines = ["See [[later]] now."]
+
+    def tokens() -> List[int]:
+        found = rows.current(lines, [(0, 1)])
+        resolver = Resolver(vault, None, rows.own_structure(found))
+        placed = Placed([], 0)
+        for _ in token_steps(rows, found, resolver, Columns(), placed):
+            pass
+        return placed.data
+
+    assert tokens() == [0, 6, 5, TARGET, UNRESOLVED]
+    (pages / "later.md").write_text(
+        "---\ntype: note\nstack: []\nstatus: active\nsummary: Later.\n---\n", encoding="utf-8"
+    )
+    vault.load()
+    assert tokens() == [0, 6, 5, TARGET, 0]
