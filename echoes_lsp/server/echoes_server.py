@@ -6,7 +6,8 @@ the runtime). The rest of its state belongs to objects it holds, one per concern
 - `large_documents` (`LargeDocuments`): the worker thread for documents too large for the loop;
 - `scheduler` (`Scheduler`): debounce timers, status and code-lens notifications, the disk poller
   and background tasks;
-- `renames` (`Renames`): renames this server asked the client for.
+- `renames` (`Renames`): renames this server asked the client for;
+- `token_rows` (`RowMemory`): semantic-token and inlay-hint rows of the open pages.
 
 Features call their methods; none edits their containers. It sits below `server/features/`, which
 import it; `server/app.py` registers the features on it. Nothing here imports a feature module.
@@ -55,6 +56,7 @@ from .lsp_convert import (
 )
 from .save_safety import SaveSafety
 from .scheduler import Scheduler
+from .token_rows import RowMemory
 from .transport import strict_converter
 from .vault_folder import Folder
 
@@ -163,6 +165,8 @@ class EchoesServer(LanguageServer):
         self.strict = os.environ.get(STRICT_ENV) == "1"
         self.scheduler = Scheduler(self.report_failure)
         self.save_safety = SaveSafety()
+        # Semantic-token and inlay-hint rows of the open pages, kept between requests.
+        self.token_rows = RowMemory()
         self.large_documents = LargeDocuments(self, self.scheduler)
         self._ignored: Set[str] = set()  # URIs already logged as ignored
         # How many diagnostics each open document (by path) shows now: the status's problems in

@@ -38,7 +38,6 @@ from ..token_rows import (
     DocumentRows,
     Found,
     Placed,
-    RowMemory,
     body_line,
     fenced_lines,
     segments,
@@ -83,7 +82,6 @@ async def document_for(ls: EchoesServer, uri: str) -> Optional[VaultDocument]:
     return document
 
 
-ROWS = RowMemory()
 RESULT_IDS = itertools.count(1)
 # Stretches compared at once when looking for where two answers differ.
 COMPARED = 256
@@ -113,7 +111,7 @@ async def kept_document(ls: EchoesServer, uri: str) -> Optional[Kept]:
     lines = split_lines(path, text)
     if len(lines) > MAX_LINES:
         return None
-    rows = ROWS.rows(folder.vault, uri, path, ls.columns.encoding)
+    rows = ls.token_rows.rows(folder.vault, uri, path, ls.columns.encoding)
     if not rows.seeded:  # new: the model's analysis gives every line's facts at once
         document = await document_for(ls, uri)
         if document is None:
