@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from array import array
 from bisect import bisect_left, bisect_right
 from typing import (
     Any,
@@ -286,8 +287,10 @@ class _Found:
         return [(key // _SCALE, top - key % _SCALE) for key in best], more
 
 
-def _starts(items: Sequence[str]) -> List[int]:
-    starts = []
+def _starts(items: Sequence[str]) -> array[int]:
+    """Where each item begins in the items joined by line breaks. The integers an index keeps
+    one per name are packed in arrays: 8 bytes each, not the 40 of an int and its list slot."""
+    starts = array("q")
     offset = 0
     for item in items:
         starts.append(offset)
@@ -296,7 +299,8 @@ def _starts(items: Sequence[str]) -> List[int]:
 
 
 class NameIndex:
-    """Folded names and summaries, in display order, searchable as a whole."""
+    """Folded names and summaries, in display order, searchable as a whole. The summaries are
+    kept joined only (each page's own string would double their memory)."""
 
     def __init__(self, names: Sequence[str], summaries: Sequence[str]) -> None:
         finish(self._fill(names, summaries, max(1, len(names))))
@@ -311,41 +315,42 @@ class NameIndex:
         return index
 
     def _fill(self, names: Sequence[str], summaries: Sequence[str], size: int) -> Steps[None]:
+        """Names come folded; summaries are folded here, a slice at a time."""
         # Newlines never occur in folded names; summaries are one line by the protocol, and any
         # stray line break is flattened so offsets stay one item per line.
         self.names: List[str] = []
-        self.summaries: List[str] = []
+        folded: List[str] = []
         for start in range(0, len(names), size):
             self.names.extend(name.replace("\n", " ") for name in names[start : start + size])
-            self.summaries.extend(
-                summary.replace("\n", " ") for summary in summaries[start : start + size]
+            folded.extend(
+                fold(summary).replace("\n", " ") for summary in summaries[start : start + size]
             )
             yield
         self.blob = "\n".join(self.names)
         self.starts = _starts(self.names)
-        self._summary_blob: Optional[str] = None
-        self.summary_starts: List[int] = []
+        self.summary_blob = "\n".join(folded)
+        self.summary_starts = _starts(folded)
         # The names in order, for prefixes by bisection: made by the first search that needs
         # them, as a step of its own.
         self.sorted_names: List[str] = []
-        self.prefix_keys: List[int] = []
+        self.prefix_keys: array[int] = array("q")
         self._sorted = False
 
     def __len__(self) -> int:
         return len(self.names)
 
     def set_summary(self, index: int, summary: str) -> None:
-        """A page's summary changed; its name and place did not. A search under way keeps the
-        joined summaries it started with (they are made again on the next use)."""
-        self.summaries[index] = summary.replace("\n", " ")
-        self._summary_blob = None
-
-    @property
-    def summary_blob(self) -> str:
-        if self._summary_blob is None:
-            self._summary_blob = "\n".join(self.summaries)
-            self.summary_starts = _starts(self.summaries)
-        return self._summary_blob
+        """A page's summary changed; its name and place did not. The joined summaries and their
+        starts are made anew: a search under way keeps the ones it started with."""
+        blob, starts = self.summary_blob, self.summary_starts
+        begin = starts[index]
+        end = starts[index + 1] - 1 if index + 1 < len(starts) else len(blob)
+        text = fold(summary).replace("\n", " ")
+        shift = len(text) - (end - begin)
+        self.summary_blob = blob[:begin] + text + blob[end:]
+        self.summary_starts = starts[: index + 1] + array(
+            "q", (start + shift for start in starts[index + 1 :])
+        )
 
     def _sort(self) -> Steps[None]:
         names = self.names
@@ -353,7 +358,9 @@ class NameIndex:
         self.sorted_names = [names[index] for index in order]
         yield
         # Within the prefix tier: shorter names first, then display order.
-        self.prefix_keys = [min(len(names[index]), 100) * _SCALE + index for index in order]
+        self.prefix_keys = array(
+            "q", [min(len(names[index]), 100) * _SCALE + index for index in order]
+        )
         self._sorted = True
 
     def _prefix(self, query: str) -> Tuple[int, int]:

@@ -59,7 +59,12 @@ class Link(NamedTuple):
         return page_stem(self.target)
 
 
-@lru_cache(maxsize=1 << 16)
+# Link targets whose page stem (here) and page key (`vault.key_of`) are remembered: each costs
+# about 200 bytes, and the targets that recur across a vault are far fewer.
+CACHED_NAMES = 1 << 12
+
+
+@lru_cache(maxsize=CACHED_NAMES)
 def page_stem(target: str) -> str:
     stem = target.rsplit("/", 1)[-1].strip()
     if stem.lower().endswith(PAGE_EXTENSION):
