@@ -115,7 +115,8 @@ class Entry:
         "replaced_by",
         "secrets",
         "special",
-        "stamp",
+        "stamp_size",
+        "stamp_time",
         "stem",
         "structure",
         "symlink",
@@ -155,7 +156,8 @@ class Entry:
         self.title_line = 0
         # the runtime's `hash` of the text last parsed, as the 32 bytes its hexadecimal encodes
         self.digest: Optional[bytes] = None
-        self.stamp: Optional[Tuple[int, int]] = None
+        self.stamp_time: Optional[int] = None
+        self.stamp_size = 0
         self.ascii = True
         # Page keys and counts of the links of a file with very many (see `LARGE_LINK_KEYS`),
         # so that an edit changes the backlink index by the difference instead of twice over.
@@ -181,6 +183,19 @@ class Entry:
 
     def __repr__(self) -> str:
         return f"Entry({self.rel!r}, {self.kind}, parsed={self.parsed})"
+
+    @property
+    def stamp(self) -> Optional[Tuple[int, int]]:
+        """The modification time (ns) and size of the file when it was last parsed; None when
+        it was not read from the disk. Kept in two slots: a tuple would cost 56 bytes a file."""
+        return None if self.stamp_time is None else (self.stamp_time, self.stamp_size)
+
+    @stamp.setter
+    def stamp(self, value: Optional[Tuple[int, int]]) -> None:
+        if value is None:
+            self.stamp_time, self.stamp_size = None, 0
+        else:
+            self.stamp_time, self.stamp_size = value
 
     @property
     def rel(self) -> str:
