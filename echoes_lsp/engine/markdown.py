@@ -113,7 +113,7 @@ class Structure:
         self._headings = headings
         self._blocks = blocks
         # The text still to scan (or what reads it), and its line to begin at.
-        self._source: Union[None, str, Callable[[], str]] = None
+        self._source: Union[str, Callable[[], str], None] = None
         self._first_line = 0
         # Set for a closed structure: reads the file at the path `_source` holds.
         self._reader: Optional[Callable[[str], str]] = None
