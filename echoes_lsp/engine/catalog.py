@@ -304,11 +304,12 @@ def catalog(vault: Vault) -> Catalog:
 
 
 def prepare_steps(vault: Vault) -> Steps[None]:
-    """Bring the vault's catalog and its search index up to date, a slice at a time: the server
-    does it once indexing ends, so that the first `[[` or symbol search finds them made (at
-    100,000 pages they take seconds)."""
+    """Bring the vault's catalog and its search index (its names sorted) up to date, a slice at
+    a time: the server does it once indexing ends, so that the first `[[` or symbol search
+    finds them made (at 100,000 pages they take seconds)."""
     found = yield from catalog_steps(vault)
-    yield from found.index_steps()
+    index = yield from found.index_steps()
+    yield from index.sort_steps()
 
 
 def catalog_steps(vault: Vault, size: int = CARD_SLICE) -> Steps[Catalog]:

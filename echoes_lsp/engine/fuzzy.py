@@ -231,10 +231,9 @@ def _walk(
     overlapping: bool = False,
 ) -> Iterator[Tuple[int, int]]:
     """(offset, item index) of each match in one region; matches come in text order, so the item
-    holding each is found by walking forward. `overlapping` also finds matches that begin inside
-    an earlier one (each search resumes one character after the last match began)."""
+    holding each is found by bisection from the last one's. `overlapping` also finds matches that
+    begin inside an earlier one (each search resumes one character after the last match began)."""
     index, start, end = region
-    last = len(starts) - 1
     matches = (
         _overlapping(pattern, blob, start, end)
         if overlapping
@@ -242,8 +241,7 @@ def _walk(
     )
     for match in matches:
         offset = match.start()
-        while index < last and starts[index + 1] <= offset:
-            index += 1
+        index = bisect_right(starts, offset, index) - 1
         yield offset, index
 
 
@@ -352,6 +350,11 @@ class NameIndex:
             "q", (start + shift for start in starts[index + 1 :])
         )
 
+    def sort_steps(self) -> Steps[None]:
+        """Sort the names for prefix search, unless a search already has."""
+        if not self._sorted:
+            yield from self._sort()
+
     def _sort(self) -> Steps[None]:
         names = self.names
         order = yield from sorted_steps(range(len(names)), names.__getitem__)
@@ -386,8 +389,7 @@ class NameIndex:
         if not matcher.query:
             count = min(limit, len(self.names))
             return [(1, index) for index in range(count)], len(self.names) > limit
-        if not self._sorted:
-            yield from self._sort()
+        yield from self.sort_steps()
         found = _Found(limit)
         crowded = self._prefixes(matcher, found)
         if crowded is not None:
