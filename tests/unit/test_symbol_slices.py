@@ -200,6 +200,7 @@ def test_preparing_leaves_nothing_for_the_first_search_to_make(tmp_path: Path) -
     made = catalog(vault)
     assert count_steps(catalog_steps(vault))[0] == 0
     assert count_steps(made.index_steps())[0] == 0
+    assert count_steps(made.index().sort_steps())[0] == 0  # its names sorted for prefixes
 
 
 @settings(max_examples=200, deadline=None)
