@@ -63,8 +63,6 @@ log = logging.getLogger("echoes_lsp")
 T = TypeVar("T")
 # Indexing parses files in batches until a step has taken this long, then lets requests in.
 INDEX_STEP_SECONDS = 0.008
-# Work a sliced request (see `sliced`) does between two turns of the event loop.
-SLICE_SECONDS = 0.004
 INDEX_BATCH = 20
 RENAME_MEMORY = 30.0
 # URIs already reported as ignored (each is logged once), forgotten past this many.
@@ -74,24 +72,18 @@ STRICT_ENV = "ECHOES_LSP_STRICT"
 INTERNAL_ERROR = "echoes-lsp internal error"
 
 
-async def sliced(steps: Steps[T], seconds: Optional[float] = None) -> T:
+async def sliced(steps: Steps[T]) -> T:
     """Run a sliced computation (a generator that yields between slices of its work, such as
-    `link_targets.page_search`) on the event loop, letting other requests in after the slice
-    that ends `seconds` of work (a turn of the loop per slice would add a fifth to a search of
-    100,000 names). What a slice made (the page catalog, as long-lived as the model) is moved
-    out of the collector's sight, as indexing does, so that no collection walks it later."""
-    if seconds is None:
-        seconds = SLICE_SECONDS
-    deadline = time.perf_counter() + seconds
+    `link_targets.page_search`) on the event loop, letting other requests in after each slice.
+    What a slice made (the page catalog, as long-lived as the model) is moved out of the
+    collector's sight, as indexing does, so that no collection walks it in a later slice."""
     while True:
         try:
             next(steps)
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
-        if time.perf_counter() >= deadline:
-            gc.freeze()
-            await asyncio.sleep(0)
-            deadline = time.perf_counter() + seconds
+        gc.freeze()
+        await asyncio.sleep(0)
 
 
 class Renames:

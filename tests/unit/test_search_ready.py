@@ -7,11 +7,9 @@ import asyncio
 from pathlib import Path
 from typing import List, Tuple
 
-import pytest
 from lsprotocol import types
 
 from echoes_lsp.engine.catalog import catalog, catalog_steps
-from echoes_lsp.server import echoes_server
 from echoes_lsp.server.echoes_server import EchoesServer
 from echoes_lsp.server.vault_folder import Folder
 
@@ -31,11 +29,7 @@ def initialized_server() -> EchoesServer:
     return server
 
 
-def test_the_vault_is_ready_once_its_catalog_and_index_are_made(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Other tasks get a turn after every slice of the work, however fast the machine.
-    monkeypatch.setattr(echoes_server, "SLICE_SECONDS", 0)
+def test_the_vault_is_ready_once_its_catalog_and_index_are_made(tmp_path: Path) -> None:
     vault = make_vault(
         tmp_path, {f"topic-{n:03d}": page(f"Subject {n}.") for n in range(600)}, complete=False
     )
