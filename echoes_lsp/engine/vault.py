@@ -945,12 +945,11 @@ class Vault:
                 self._drop_source(key, path)
 
     def _add_source(self, key: str, path: str) -> None:
+        """Add a file that is not yet a source of `key` (its links were taken out first)."""
         backlinks = self.backlinks
         sources = backlinks.get(key, ())
         if isinstance(sources, set):
             sources.add(path)
-        elif path in sources:
-            return
         elif len(sources) < MANY_SOURCES:
             backlinks[key] = (*sources, path)
         else:

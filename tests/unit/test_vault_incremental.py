@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import unicodedata
 from pathlib import Path
@@ -206,3 +207,10 @@ def test_a_page_linked_from_many_files_keeps_its_sources_like_a_fresh_model(
         fresh.open(path, text)
     assert vault.snapshot() == fresh.snapshot()
     assert len(vault.backlinks["hub"]) == (MANY_SOURCES + 6) // 2 - 1
+
+
+def test_the_list_of_files_to_parse_gives_back_its_memory_once_empty(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {f"page-{n}": page() for n in range(200)}, complete=False)
+    assert len(vault.pending) == 200
+    vault.complete()
+    assert not vault.pending and sys.getsizeof(vault.pending) == sys.getsizeof(set())
