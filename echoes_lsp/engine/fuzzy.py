@@ -30,7 +30,6 @@ from typing import (
     List,
     Optional,
     Sequence,
-    Set,
     Tuple,
     TypeVar,
 )
@@ -480,27 +479,26 @@ class NameIndex:
             yield
         if len(matcher.words) < 2 or found.full():
             return
-        common = yield from self._holding_every_word(matcher.words, blob, starts, size)
-        for index in sorted(common):
-            found.offer_weak(index, SUMMARY_WORDS)
-            if found.spent >= found.budget:
-                found.skipped = True
-                return
+        yield from self._every_word(matcher.words, blob, starts, found, size)
 
     @staticmethod
-    def _holding_every_word(
-        words: Sequence[str], blob: str, starts: Sequence[int], size: int
-    ) -> Steps[Set[int]]:
-        """The summaries holding every word: the intersection of each word's lines (literal
-        searches)."""
-        common: Optional[Set[int]] = None
-        for word in sorted(words, key=len, reverse=True):
-            pattern = re.compile(re.escape(word))
-            lines: Set[int] = set()
-            for region in _regions(starts, len(blob), size):
-                lines.update(index for _offset, index in _walk(pattern, blob, starts, region))
-                yield
-            common = lines if common is None else common & lines
-            if not common:
-                break
-        return common or set()
+    def _every_word(
+        words: Sequence[str], blob: str, starts: Sequence[int], found: _Found, size: int
+    ) -> Iterator[None]:
+        """The summaries holding every word, in display order, until the budget is spent. A
+        literal search finds the lines holding the longest word, and the others are looked for
+        in those lines only: one pass over the summaries, not one per word, which stops with
+        the budget."""
+        first, *others = sorted(words, key=len, reverse=True)
+        pattern = re.compile(re.escape(first))
+        last = len(starts) - 1
+        for region in _regions(starts, len(blob), size):
+            for _offset, index in _walk(pattern, blob, starts, region):
+                end = starts[index + 1] - 1 if index < last else len(blob)
+                line = blob[starts[index] : end]
+                if all(word in line for word in others):
+                    found.offer_weak(index, SUMMARY_WORDS)
+                    if found.spent >= found.budget:
+                        found.skipped = True
+                        return
+            yield
