@@ -486,19 +486,23 @@ class NameIndex:
         words: Sequence[str], blob: str, starts: Sequence[int], found: _Found, size: int
     ) -> Iterator[None]:
         """The summaries holding every word, in display order, until the budget is spent. A
-        literal search finds the lines holding the longest word, and the others are looked for
-        in those lines only: one pass over the summaries, not one per word, which stops with
-        the budget."""
+        literal search finds the lines holding the longest word (the next search begins on the
+        next line), and the others are looked for in those lines only: one pass over the
+        summaries, not one per word, which stops with the budget."""
         first, *others = sorted(words, key=len, reverse=True)
         pattern = re.compile(re.escape(first))
-        last = len(starts) - 1
-        for region in _regions(starts, len(blob), size):
-            for _offset, index in _walk(pattern, blob, starts, region):
-                end = starts[index + 1] - 1 if index < last else len(blob)
-                line = blob[starts[index] : end]
+        for first_item, start, end in _regions(starts, len(blob), size):
+            match = pattern.search(blob, start, end)
+            while match is not None:
+                begin = max(start, blob.rfind("\n", start, match.start()) + 1)
+                stop = blob.find("\n", match.end(), end)
+                if stop == -1:
+                    stop = end
+                line = blob[begin:stop]
                 if all(word in line for word in others):
-                    found.offer_weak(index, SUMMARY_WORDS)
+                    found.offer_weak(bisect_right(starts, begin, first_item) - 1, SUMMARY_WORDS)
                     if found.spent >= found.budget:
                         found.skipped = True
                         return
+                match = pattern.search(blob, stop + 1, end)  # on the next line
             yield
