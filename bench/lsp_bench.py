@@ -1,8 +1,11 @@
 """Language-server benchmark: a real LSP client drives `echoes-lsp serve` over stdio.
 
-Measures, on generated vaults (default 1,000 and 10,000 pages; `--large` adds 50,000):
+Measures, on generated vaults (default 1,000 and 10,000 pages; `--large` adds 50,000 and `--huge`
+100,000):
 - initialize → first diagnostics of an opened page (fresh server each run);
-- `[[` completion latency;
+- the first `[[` completion once the server reports the vault indexed (one sample per size: the
+  request that would pay for building the page catalog and its search index, reported on its own);
+- `[[` completion latency (the requests after the first);
 - references on a page with 500 backlinks;
 - didChange → diagnostics with the debounce set to 0;
 - workspace symbols;
@@ -219,8 +222,19 @@ async def steady_state(workspace: Path, repeat: int) -> Dict[str, Any]:
     document = types.TextDocumentIdentifier(uri=uri)
     line = 12
 
-    # [[ completion, with a few typed prefixes.
+    # The first [[ completion after indexing, on its own: what it needs is built while indexing.
     await bench.change(uri, line, "[[top\n")
+    first: List[float] = []
+    await timed(
+        first,
+        bench.client.text_document_completion_async(
+            types.CompletionParams(
+                text_document=document, position=types.Position(line=line, character=5)
+            )
+        ),
+    )
+    results["firstCompletion"] = first
+    # [[ completion, with a few typed prefixes.
     completion: List[float] = []
     for index in range(repeat):
         typed = ("", "top", "topic-1", "tpc")[index % 4]
@@ -295,6 +309,7 @@ async def run(
         print("| measure | p50 ms | p95 ms | samples |")
         print("|---|---|---|---|")
         print(row("initialize → first diagnostics", cold))
+        print(row("first `[[` completion after indexing", steady["firstCompletion"]))
         print(row("`[[` completion", steady["completion"]))
         print(row(f"references ({steady['referenceCount']} backlinks)", steady["references"]))
         print(row("didChange → diagnostics (no debounce)", steady["didChange"]))
@@ -314,6 +329,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated page counts")
     parser.add_argument("--large", action="store_true", help="also 50,000 pages")
+    parser.add_argument("--huge", action="store_true", help="also 100,000 pages")
     parser.add_argument("--repeat", type=int, default=40, help="samples per steady-state measure")
     parser.add_argument("--cold-runs", type=int, default=5, help="fresh servers for startup")
     parser.add_argument("--json", help="also write the raw samples to this file")
@@ -321,6 +337,8 @@ def main() -> None:
     sizes = [int(size) for size in args.sizes.split(",") if size]
     if args.large:
         sizes.append(50_000)
+    if args.huge:
+        sizes.append(100_000)
     asyncio.run(run(sizes, args.repeat, args.cold_runs, args.json))
 
 

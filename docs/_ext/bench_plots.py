@@ -71,7 +71,12 @@ def server_latencies(results: Path) -> Dict[str, Series]:
         ("didChange → diagnostics", "didChange"),
         ("workspace symbols", "workspaceSymbols"),
     )
-    return {label: {n: _p95(lsp[n][key]) for n in lsp} for label, key in names}
+    series = {label: {n: _p95(lsp[n][key]) for n in lsp} for label, key in names}
+    # One sample per size, in the runs that measured it.
+    first = {n: _p95(lsp[n]["firstCompletion"]) for n in lsp if "firstCompletion" in lsp[n]}
+    if first:
+        series["first [[ completion after indexing"] = first
+    return series
 
 
 def server_memory(results: Path) -> Dict[str, Series]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import weakref
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Dict, List, Optional, Set, Tuple
 
 from ..runtime import echoes_vault as rules
@@ -25,47 +26,68 @@ CARD_SLICE = 250
 
 @dataclass(frozen=True)
 class Card:
-    """What completion and symbol search show of one page. Slotted: one per page."""
+    """What completion and symbol search show of one page. Slotted: one per page. It keeps the
+    page's entry and the analysis it was made from, and reads what they hold through them
+    rather than copying it (a copy of each field would cost 60 bytes a page)."""
 
-    __slots__ = (
-        "deprecated",
-        "field_keys",
-        "folded",
-        "folded_summary",
-        "info",
-        "key",
-        "order",
-        "path",
-        "stack",
-        "status",
-        "stem",
-        "summary",
-        "title_line",
-        "type",
-    )
+    __slots__ = ("deprecated", "entry", "folded", "info")
 
-    stem: str
-    key: str
-    path: str
-    folded: str
-    summary: str
-    folded_summary: str
-    type: Optional[str]
-    status: Optional[str]
-    stack: Tuple[str, ...]
+    entry: Entry
+    info: Optional[rules.PageInfo]  # identity marks the card current (see `Catalog._patch`)
+    folded: str  # the name, folded for matching
     deprecated: bool
-    title_line: int
-    field_keys: Tuple[str, ...]
-    info: object  # the PageInfo the card was made from (identity marks it current)
-    order: Tuple[bool, str, str]
+
+    @property
+    def stem(self) -> str:
+        return self.entry.stem
+
+    @property
+    def key(self) -> str:
+        return self.entry.key
+
+    @property
+    def path(self) -> str:
+        return self.entry.path
+
+    @property
+    def summary(self) -> str:
+        return (self.info.summary or "") if self.info is not None else ""
+
+    @property
+    def type(self) -> Optional[str]:
+        return self.info.type if self.info is not None else None
+
+    @property
+    def status(self) -> Optional[str]:
+        return self.info.status if self.info is not None else None
+
+    @property
+    def stack(self) -> Tuple[str, ...]:
+        return stack_items(self.info.stack) if self.info is not None else ()
+
+    @property
+    def title_line(self) -> int:
+        return self.entry.title_line
+
+    @property
+    def field_keys(self) -> Tuple[str, ...]:
+        return self.entry.field_keys
+
+    @property
+    def order(self) -> Tuple[bool, str, str]:
+        """Where the card sorts: current pages first, then by folded name and name (made when
+        asked: a tuple on every card would cost 60 bytes a page)."""
+        return (self.deprecated, self.folded, self.stem)
 
     def same_place(self, other: Card) -> bool:
         """Whether `other` sorts and is named exactly like this card."""
         return self.order == other.order and self.key == other.key
 
 
+@lru_cache(maxsize=1024)
 def stack_items(raw: Optional[str]) -> Tuple[str, ...]:
-    """Items of a `stack` value: `[a, b]`, a bare scalar, or indented `- a` lines."""
+    """Items of a `stack` value: `[a, b]`, a bare scalar, or indented `- a` lines. Remembered:
+    most pages name one of a few stacks, and their cards then share one tuple."""
     if raw is None:
         return ()
     text = raw.strip()
@@ -88,25 +110,7 @@ def stack_items(raw: Optional[str]) -> Tuple[str, ...]:
 
 
 def make_card(entry: Entry) -> Card:
-    info = entry.info
-    summary = (info.summary or "") if info is not None else ""
-    folded = fold(entry.stem)
-    return Card(
-        stem=entry.stem,
-        key=entry.key,
-        path=entry.path,
-        folded=folded,
-        summary=summary,
-        folded_summary=fold(summary) if summary else "",
-        type=info.type if info is not None else None,
-        status=info.status if info is not None else None,
-        stack=stack_items(info.stack) if info is not None else (),
-        deprecated=entry.deprecated,
-        title_line=entry.title_line,
-        field_keys=entry.field_keys,
-        info=info,
-        order=(entry.deprecated, folded, entry.stem),
-    )
+    return Card(entry, entry.info, fold(entry.stem), entry.deprecated)
 
 
 class Catalog:
@@ -127,6 +131,8 @@ class Catalog:
         self.refreshes = 0
         # Changes of the cards so far: an index made meanwhile is not kept.
         self.revision = 0
+        # Sliced refreshes under way (see `refresh_steps`).
+        self.running = 0
         self._index: Optional[NameIndex] = None
         self._vocabulary: Optional[Dict[str, List[Tuple[str, int]]]] = None
         self._assets: Optional[List[Tuple[str, str]]] = None
@@ -149,8 +155,15 @@ class Catalog:
         refreshes = self.refreshes
         dirty, everything = self.dirty, self.everything
         self.dirty, self.everything = set(), False
-        if everything or not self._patch(vault, dirty):
-            yield from self._rebuild(vault, size)
+        # A refresh under way took the marks it applies, and its cards are not in place yet:
+        # one that begins meanwhile cannot patch them, so it makes (or reuses) every card.
+        everything = everything or self.running > 0
+        self.running += 1
+        try:
+            if everything or not self._patch(vault, dirty):
+                yield from self._rebuild(vault, size)
+        finally:
+            self.running -= 1
         if self.refreshes != refreshes:
             # Another refresh ran meanwhile and took the marks made since this one began.
             self.everything = True
@@ -178,11 +191,8 @@ class Catalog:
                 return False
             replaced.append((self.position[path], card))
         for position, card in replaced:
-            if (
-                self._index is not None
-                and card.folded_summary != self.cards[position].folded_summary
-            ):
-                self._index.set_summary(position, card.folded_summary)
+            if self._index is not None and card.summary != self.cards[position].summary:
+                self._index.set_summary(position, card.summary)
             self.cards[position] = card
             self.by_path[card.path] = card
         if replaced:
@@ -227,7 +237,7 @@ class Catalog:
         revision = self.revision
         cards = self.cards
         made = yield from NameIndex.made(
-            [card.folded for card in cards], [card.folded_summary for card in cards], size
+            [card.folded for card in cards], [card.summary for card in cards], size
         )
         if self.revision == revision:
             self._index = made
@@ -291,6 +301,15 @@ _CATALOGS: weakref.WeakKeyDictionary[Vault, Catalog] = weakref.WeakKeyDictionary
 def catalog(vault: Vault) -> Catalog:
     """The vault's catalog, brought up to date with its model."""
     return finish(catalog_steps(vault))
+
+
+def prepare_steps(vault: Vault) -> Steps[None]:
+    """Bring the vault's catalog and its search index (its names sorted) up to date, a slice at
+    a time: the server does it once indexing ends, so that the first `[[` or symbol search
+    finds them made (at 100,000 pages they take seconds)."""
+    found = yield from catalog_steps(vault)
+    index = yield from found.index_steps()
+    yield from index.sort_steps()
 
 
 def catalog_steps(vault: Vault, size: int = CARD_SLICE) -> Steps[Catalog]:

@@ -405,7 +405,8 @@ def _aliases(vault: Vault, line: str, column: int, page: str, start: int) -> Com
     end, closed = _segment_end(line, column, "]")
     suffix = "" if closed else "]]"
     labels: List[str] = []
-    for option in (entry.title, entry.stem):
+    title = vault.title(entry)
+    for option in (title, entry.stem):
         if option and option not in labels:
             labels.append(option)
     return Completions(
@@ -416,7 +417,7 @@ def _aliases(vault: Vault, line: str, column: int, page: str, start: int) -> Com
                 start=start,
                 end=end,
                 kind=ALIAS,
-                detail="title" if label == entry.title else "page name",
+                detail="title" if label == title else "page name",
                 sort_text=f"{index:05d}",
             )
             for index, label in enumerate(labels)

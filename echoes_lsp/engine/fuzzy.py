@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from array import array
 from bisect import bisect_left, bisect_right
 from typing import (
     Any,
@@ -29,7 +30,6 @@ from typing import (
     List,
     Optional,
     Sequence,
-    Set,
     Tuple,
     TypeVar,
 )
@@ -230,10 +230,9 @@ def _walk(
     overlapping: bool = False,
 ) -> Iterator[Tuple[int, int]]:
     """(offset, item index) of each match in one region; matches come in text order, so the item
-    holding each is found by walking forward. `overlapping` also finds matches that begin inside
-    an earlier one (each search resumes one character after the last match began)."""
+    holding each is found by bisection from the last one's. `overlapping` also finds matches that
+    begin inside an earlier one (each search resumes one character after the last match began)."""
     index, start, end = region
-    last = len(starts) - 1
     matches = (
         _overlapping(pattern, blob, start, end)
         if overlapping
@@ -241,8 +240,7 @@ def _walk(
     )
     for match in matches:
         offset = match.start()
-        while index < last and starts[index + 1] <= offset:
-            index += 1
+        index = bisect_right(starts, offset, index) - 1
         yield offset, index
 
 
@@ -286,8 +284,10 @@ class _Found:
         return [(key // _SCALE, top - key % _SCALE) for key in best], more
 
 
-def _starts(items: Sequence[str]) -> List[int]:
-    starts = []
+def _starts(items: Sequence[str]) -> array[int]:
+    """Where each item begins in the items joined by line breaks. The integers an index keeps
+    one per name are packed in arrays: 8 bytes each, not the 40 of an int and its list slot."""
+    starts = array("q")
     offset = 0
     for item in items:
         starts.append(offset)
@@ -296,7 +296,8 @@ def _starts(items: Sequence[str]) -> List[int]:
 
 
 class NameIndex:
-    """Folded names and summaries, in display order, searchable as a whole."""
+    """Folded names and summaries, in display order, searchable as a whole. The summaries are
+    kept joined only (each page's own string would double their memory)."""
 
     def __init__(self, names: Sequence[str], summaries: Sequence[str]) -> None:
         finish(self._fill(names, summaries, max(1, len(names))))
@@ -311,41 +312,47 @@ class NameIndex:
         return index
 
     def _fill(self, names: Sequence[str], summaries: Sequence[str], size: int) -> Steps[None]:
+        """Names come folded; summaries are folded here, a slice at a time."""
         # Newlines never occur in folded names; summaries are one line by the protocol, and any
         # stray line break is flattened so offsets stay one item per line.
         self.names: List[str] = []
-        self.summaries: List[str] = []
+        folded: List[str] = []
         for start in range(0, len(names), size):
             self.names.extend(name.replace("\n", " ") for name in names[start : start + size])
-            self.summaries.extend(
-                summary.replace("\n", " ") for summary in summaries[start : start + size]
+            folded.extend(
+                fold(summary).replace("\n", " ") for summary in summaries[start : start + size]
             )
             yield
         self.blob = "\n".join(self.names)
         self.starts = _starts(self.names)
-        self._summary_blob: Optional[str] = None
-        self.summary_starts: List[int] = []
+        self.summary_blob = "\n".join(folded)
+        self.summary_starts = _starts(folded)
         # The names in order, for prefixes by bisection: made by the first search that needs
         # them, as a step of its own.
         self.sorted_names: List[str] = []
-        self.prefix_keys: List[int] = []
+        self.prefix_keys: array[int] = array("q")
         self._sorted = False
 
     def __len__(self) -> int:
         return len(self.names)
 
     def set_summary(self, index: int, summary: str) -> None:
-        """A page's summary changed; its name and place did not. A search under way keeps the
-        joined summaries it started with (they are made again on the next use)."""
-        self.summaries[index] = summary.replace("\n", " ")
-        self._summary_blob = None
+        """A page's summary changed; its name and place did not. The joined summaries and their
+        starts are made anew: a search under way keeps the ones it started with."""
+        blob, starts = self.summary_blob, self.summary_starts
+        begin = starts[index]
+        end = starts[index + 1] - 1 if index + 1 < len(starts) else len(blob)
+        text = fold(summary).replace("\n", " ")
+        shift = len(text) - (end - begin)
+        self.summary_blob = blob[:begin] + text + blob[end:]
+        self.summary_starts = starts[: index + 1] + array(
+            "q", (start + shift for start in starts[index + 1 :])
+        )
 
-    @property
-    def summary_blob(self) -> str:
-        if self._summary_blob is None:
-            self._summary_blob = "\n".join(self.summaries)
-            self.summary_starts = _starts(self.summaries)
-        return self._summary_blob
+    def sort_steps(self) -> Steps[None]:
+        """Sort the names for prefix search, unless a search already has."""
+        if not self._sorted:
+            yield from self._sort()
 
     def _sort(self) -> Steps[None]:
         names = self.names
@@ -353,7 +360,9 @@ class NameIndex:
         self.sorted_names = [names[index] for index in order]
         yield
         # Within the prefix tier: shorter names first, then display order.
-        self.prefix_keys = [min(len(names[index]), 100) * _SCALE + index for index in order]
+        self.prefix_keys = array(
+            "q", [min(len(names[index]), 100) * _SCALE + index for index in order]
+        )
         self._sorted = True
 
     def _prefix(self, query: str) -> Tuple[int, int]:
@@ -379,8 +388,7 @@ class NameIndex:
         if not matcher.query:
             count = min(limit, len(self.names))
             return [(1, index) for index in range(count)], len(self.names) > limit
-        if not self._sorted:
-            yield from self._sort()
+        yield from self.sort_steps()
         found = _Found(limit)
         crowded = self._prefixes(matcher, found)
         if crowded is not None:
@@ -471,27 +479,30 @@ class NameIndex:
             yield
         if len(matcher.words) < 2 or found.full():
             return
-        common = yield from self._holding_every_word(matcher.words, blob, starts, size)
-        for index in sorted(common):
-            found.offer_weak(index, SUMMARY_WORDS)
-            if found.spent >= found.budget:
-                found.skipped = True
-                return
+        yield from self._every_word(matcher.words, blob, starts, found, size)
 
     @staticmethod
-    def _holding_every_word(
-        words: Sequence[str], blob: str, starts: Sequence[int], size: int
-    ) -> Steps[Set[int]]:
-        """The summaries holding every word: the intersection of each word's lines (literal
-        searches)."""
-        common: Optional[Set[int]] = None
-        for word in sorted(words, key=len, reverse=True):
-            pattern = re.compile(re.escape(word))
-            lines: Set[int] = set()
-            for region in _regions(starts, len(blob), size):
-                lines.update(index for _offset, index in _walk(pattern, blob, starts, region))
-                yield
-            common = lines if common is None else common & lines
-            if not common:
-                break
-        return common or set()
+    def _every_word(
+        words: Sequence[str], blob: str, starts: Sequence[int], found: _Found, size: int
+    ) -> Iterator[None]:
+        """The summaries holding every word, in display order, until the budget is spent. A
+        literal search finds the lines holding the longest word (the next search begins on the
+        next line), and the others are looked for in those lines only: one pass over the
+        summaries, not one per word, which stops with the budget."""
+        first, *others = sorted(words, key=len, reverse=True)
+        pattern = re.compile(re.escape(first))
+        for first_item, start, end in _regions(starts, len(blob), size):
+            match = pattern.search(blob, start, end)
+            while match is not None:
+                begin = max(start, blob.rfind("\n", start, match.start()) + 1)
+                stop = blob.find("\n", match.end(), end)
+                if stop == -1:
+                    stop = end
+                line = blob[begin:stop]
+                if all(word in line for word in others):
+                    found.offer_weak(bisect_right(starts, begin, first_item) - 1, SUMMARY_WORDS)
+                    if found.spent >= found.budget:
+                        found.skipped = True
+                        return
+                match = pattern.search(blob, stop + 1, end)  # on the next line
+            yield

@@ -59,7 +59,12 @@ class Link(NamedTuple):
         return page_stem(self.target)
 
 
-@lru_cache(maxsize=1 << 16)
+# Link targets whose page stem (here) and page key (`vault.key_of`) are remembered: each costs
+# about 200 bytes, and the targets that recur across a vault are far fewer.
+CACHED_NAMES = 1 << 12
+
+
+@lru_cache(maxsize=CACHED_NAMES)
 def page_stem(target: str) -> str:
     stem = target.rsplit("/", 1)[-1].strip()
     if stem.lower().endswith(PAGE_EXTENSION):
@@ -93,6 +98,7 @@ class Structure:
     __slots__ = (
         "_anchors",
         "_blocks",
+        "_first_line",
         "_headings",
         "_links",
         "_reader",
@@ -106,7 +112,9 @@ class Structure:
         self._links = links
         self._headings = headings
         self._blocks = blocks
-        self._source: Optional[Tuple[Union[str, Callable[[], str]], int]] = None
+        # The text still to scan (or what reads it), and its line to begin at.
+        self._source: Union[str, Callable[[], str], None] = None
+        self._first_line = 0
         # Set for a closed structure: reads the file at the path `_source` holds.
         self._reader: Optional[Callable[[str], str]] = None
         self._anchors: Optional[str] = None
@@ -116,7 +124,8 @@ class Structure:
     @classmethod
     def deferred(cls, text: Union[str, Callable[[], str]], first_line: int = 0) -> Structure:
         structure = cls((), (), ())
-        structure._source = (text, first_line)
+        structure._source = text
+        structure._first_line = first_line
         return structure
 
     @classmethod
@@ -130,22 +139,21 @@ class Structure:
         `reader(path)` when first asked for, then kept; the text read is not kept."""
         structure = cls((), (), ())
         structure._anchors = scanned.anchors
-        structure._source = (path, first_line)
+        structure._source = path
+        structure._first_line = first_line
         structure._reader = reader
         return structure
 
     def _pending(self) -> Optional[Tuple[str, int]]:
         """The text still to scan and its first line, read now if it was deferred to a reader."""
-        source = self._source
-        if source is None:
+        text = self._source
+        if text is None:
             return None
-        text, first_line = source
         if self._reader is not None:
-            return self._reader(str(text)), first_line
+            return self._reader(str(text)), self._first_line
         if not isinstance(text, str):
-            text = text()
-            self._source = (text, first_line)
-        return text, first_line
+            text = self._source = text()
+        return text, self._first_line
 
     def _resolve(self) -> None:
         source = self._pending()

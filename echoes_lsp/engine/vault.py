@@ -27,14 +27,20 @@ from typing import (
     Sequence,
     Set,
     Tuple,
+    Union,
 )
 
 from ..runtime import echoes_vault as rules
-from .markdown import Structure, has_deprecated_callout, scan
+from .markdown import CACHED_NAMES, Structure, has_deprecated_callout, scan
 
 MAX_PARSE_BYTES = 16 * 1024 * 1024
 # A file linking to more distinct pages than this keeps its link counts (see `Entry.counts`).
 LARGE_LINK_KEYS = 1000
+# The files that link to one page: a tuple while few (a dict or a set of 17 paths is three to
+# four times the size of a tuple, and a large vault has one for nearly every page), a set past
+# MANY_SOURCES (a tuple is copied to add or take one file).
+Sources = Union[Tuple[str, ...], Set[str]]
+MANY_SOURCES = 64
 DAILY_LEGACY = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 PREVIEW_LINES = 6
 
@@ -95,6 +101,7 @@ class Entry:
         "callout",
         "conflicts",
         "counts",
+        "digest",
         "field_keys",
         "info",
         "key",
@@ -104,22 +111,23 @@ class Entry:
         "path",
         "preview",
         "read_error",
-        "rel",
+        "rel_start",
         "replaced_by",
         "secrets",
         "special",
-        "stamp",
+        "stamp_size",
+        "stamp_time",
         "stem",
         "structure",
         "symlink",
-        "text_hash",
         "title",
         "title_line",
     )
 
     def __init__(self, path: str, rel: str, kind: str, symlink: bool = False) -> None:
         self.path = path
-        self.rel = rel
+        # `rel` is the end of `path`: where it begins is kept, not a second string.
+        self.rel_start = len(path) - len(rel)
         self.kind = kind
         self.symlink = symlink
         self.parsed = False
@@ -146,14 +154,15 @@ class Entry:
         self.title: Optional[str] = None
         # the line of the first level-1 heading (0 when there is none)
         self.title_line = 0
-        self.text_hash: Optional[str] = None
-        self.stamp: Optional[Tuple[int, int]] = None
+        # the runtime's `hash` of the text last parsed, as the 32 bytes its hexadecimal encodes
+        self.digest: Optional[bytes] = None
+        self.stamp_time: Optional[int] = None
+        self.stamp_size = 0
         self.ascii = True
         # Page keys and counts of the links of a file with very many (see `LARGE_LINK_KEYS`),
         # so that an edit changes the backlink index by the difference instead of twice over.
         self.counts: Optional[Dict[str, int]] = None
-        # The page keys a closed file links to, one per link (a tuple is a third of a dict's
-        # size).
+        # The page keys a closed file links to, each once (a tuple is a third of a dict's size).
         self.linked: Tuple[str, ...] = ()
 
     def reset(self, stamp: Optional[Tuple[int, int]]) -> None:
@@ -174,6 +183,35 @@ class Entry:
 
     def __repr__(self) -> str:
         return f"Entry({self.rel!r}, {self.kind}, parsed={self.parsed})"
+
+    @property
+    def stamp(self) -> Optional[Tuple[int, int]]:
+        """The modification time (ns) and size of the file when it was last parsed; None when
+        it was not read from the disk. Kept in two slots: a tuple would cost 56 bytes a file."""
+        return None if self.stamp_time is None else (self.stamp_time, self.stamp_size)
+
+    @stamp.setter
+    def stamp(self, value: Optional[Tuple[int, int]]) -> None:
+        if value is None:
+            self.stamp_time, self.stamp_size = None, 0
+        else:
+            self.stamp_time, self.stamp_size = value
+
+    @property
+    def rel(self) -> str:
+        """The path inside the vault, with `/`."""
+        rel = self.path[self.rel_start :]
+        return rel if os.sep == "/" else rel.replace(os.sep, "/")
+
+    @property
+    def text_hash(self) -> Optional[str]:
+        """The runtime's `hash` of the text last parsed (None when it was not read)."""
+        return None if self.digest is None else self.digest.hex()
+
+    @text_hash.setter
+    def text_hash(self, value: Optional[str]) -> None:
+        # half the size of the hexadecimal string, for every file of the vault
+        self.digest = None if value is None else bytes.fromhex(value)
 
     @property
     def deprecated(self) -> bool:
@@ -373,9 +411,7 @@ def analyse(kind: str, key: str, text: str) -> Analysis:
         lines = text.split("\n")
         callout = has_deprecated_callout(lines, body)
         preview = tuple(lines[body : body + PREVIEW_LINES + 2])
-        first = next((h for h in structure.headings if h.level == 1), None)
-        if first is not None:
-            title, title_line = first.text, first.line
+        title, title_line = first_title(structure)
     else:
         if rules.may_hold_conflict_markers(text):
             conflicts = rules.find_conflict_markers(text.split("\n"))
@@ -394,6 +430,12 @@ def analyse(kind: str, key: str, text: str) -> Analysis:
         conflicts,
         count_links(structure, key),
     )
+
+
+def first_title(structure: Structure) -> Tuple[Optional[str], int]:
+    """The text and line of the first level-1 heading (None and 0 when there is none)."""
+    first = next((h for h in structure.headings if h.level == 1), None)
+    return (first.text, first.line) if first is not None else (None, 0)
 
 
 def prepare(kind: str, key: str, text: str, base: Optional[Dict[str, int]]) -> Prepared:
@@ -426,9 +468,11 @@ def larger_than(paths: Iterable[str], size: int) -> List[str]:
 
 
 def count_delta(before: Dict[str, int], after: Dict[str, int]) -> Dict[str, int]:
-    delta = {key: count - before.get(key, 0) for key, count in after.items()}
-    delta.update((key, -count) for key, count in before.items() if key not in after)
-    return {key: change for key, change in delta.items() if change}
+    """The change of the backlink index from one file's link counts to others: 1 for each page
+    key it now links to and did not, -1 for each it no longer links to."""
+    delta = dict.fromkeys((key for key in after if key not in before), 1)
+    delta.update((key, -1) for key in before if key not in after)
+    return delta
 
 
 def count_links(structure: Optional[Structure], own_key: str) -> Dict[str, int]:
@@ -449,31 +493,56 @@ def count_links(structure: Optional[Structure], own_key: str) -> Dict[str, int]:
     return counts
 
 
-# Most pages have the same frontmatter keys: one tuple per distinct set of them is kept.
+# Most pages have the same frontmatter keys, and a few `type`, `status` and `stack` values:
+# one tuple per distinct set of keys, and one string per distinct value, is kept.
+SHARED_LIMIT = 4096
 _FIELD_KEYS: Dict[Tuple[str, ...], Tuple[str, ...]] = {}
+_VALUES: Dict[str, str] = {}
+# The problems of every closed page that has none: one empty list, never added to (an analysis
+# only ever makes its own new list).
+NO_PROBLEMS: List[rules.Problem] = []
+
+
+def _shared(table: Dict[Any, Any], value: Any) -> Any:
+    """`value`, or the equal one `table` holds: the first of its kind is kept, until the table
+    is full (a vault of odd values on every page shares nothing)."""
+    if len(table) >= SHARED_LIMIT:
+        return table.get(value, value)
+    return table.setdefault(value, value)
 
 
 def field_keys(info: rules.PageInfo) -> Tuple[str, ...]:
     """The frontmatter keys of a page, in order, as a tuple shared with every page alike."""
     if info.frontmatter is None:
         return ()
-    keys = tuple(info.frontmatter.fields)
-    if len(_FIELD_KEYS) >= 4096:  # a vault of odd keys on every page shares nothing
-        return _FIELD_KEYS.get(keys, keys)
-    return _FIELD_KEYS.setdefault(keys, keys)
+    return _shared(_FIELD_KEYS, tuple(info.frontmatter.fields))  # type: ignore[no-any-return]
+
+
+def shared_value(value: Optional[str]) -> Optional[str]:
+    """A frontmatter value as a string shared with every page that has the same one."""
+    return None if value is None else _shared(_VALUES, value)
 
 
 def without_fields(info: rules.PageInfo) -> rules.PageInfo:
     """What a closed page keeps of its analysis: the values and problems, not the frontmatter
-    block (five field records a page, a sixth of a large vault's memory)."""
-    return rules.PageInfo(None, info.type, info.stack, info.status, info.summary, info.problems)
+    block (five field records a page, a sixth of a large vault's memory). The values of
+    `type`, `status` and `stack` recur across pages and are shared, as is an empty list of
+    problems."""
+    return rules.PageInfo(
+        None,
+        shared_value(info.type),
+        shared_value(info.stack),
+        shared_value(info.status),
+        info.summary,
+        info.problems or NO_PROBLEMS,
+    )
 
 
 def _disk_text(path: str) -> str:
     return read_text(path)[0] or ""
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=CACHED_NAMES)
 def key_of(stem: str) -> str:
     """`page_key` of a link target, memoized: the same targets recur across a vault."""
     return rules.page_key(stem)
@@ -510,14 +579,16 @@ def read_marker(vault_root: str) -> Marker:
 def _keep_closed(entry: Entry, found: Analysis) -> None:
     """Shrink the analysis of a file no editor holds open: no preview, no fields, and (see
     `Structure.closed`) only the link keys and anchors of its structure."""
-    entry.preview = ()  # read again from the disk when shown (see `Vault.preview`)
+    # read again from the disk when shown (see `Vault.preview` and `Vault.title`)
+    entry.preview = ()
+    entry.title = None
     if found.info is not None:
         entry.info = without_fields(found.info)
     structure = found.structure
     if structure is None or not (structure.links or structure.headings or structure.blocks):
         return
     if entry.counts is None:
-        entry.linked = tuple(key for key, count in found.counts.items() for _ in range(count))
+        entry.linked = tuple(found.counts)
     entry.structure = Structure.closed(structure, entry.path, _disk_text, entry.body_line)
 
 
@@ -566,7 +637,8 @@ class Vault:
         self.exclude = tuple(exclude)
         self.entries: Dict[str, Entry] = {}
         self.by_key: Dict[str, List[str]] = {}
-        self.backlinks: Dict[str, Dict[str, int]] = {}
+        # For each page key, the files that link to it (see `Sources`).
+        self.backlinks: Dict[str, Sources] = {}
         self.assets: Dict[str, List[str]] = {}
         self.overlays: Dict[str, str] = {}
         self.marker = Marker(False, None, None)
@@ -721,9 +793,11 @@ class Vault:
             entry.parsed = True
             return entry
         if kind == PAGE:
-            entry.stem = rules.nfc(rel.split("/")[-1][:-3])
+            stem = rules.nfc(rel.split("/")[-1][:-3])
             # interned: the backlink index holds the same key string once for every link
-            entry.key = sys.intern(rules.page_key(entry.stem))
+            entry.key = sys.intern(rules.page_key(stem))
+            # a name that is its own key (lowercase, as most are) keeps one string for both
+            entry.stem = entry.key if stem == entry.key else stem
             holders = self.by_key.setdefault(entry.key, [])
             holders.append(path)
             # Colliding pages: links resolve to the first by path, whatever the discovery order.
@@ -756,6 +830,9 @@ class Vault:
         while self.pending and (limit is None or count < limit):
             self.ensure(self.entries[self.pending.pop()])
             count += 1
+        if not self.pending:
+            # An emptied set keeps the table it grew to (megabytes for a large vault).
+            self.pending = set()
         return len(self.pending)
 
     def complete(self) -> None:
@@ -850,36 +927,49 @@ class Vault:
             _keep_closed(entry, found)
 
     @staticmethod
-    def link_keys(entry: Entry) -> Dict[str, int]:
-        """Page keys this file links to, with counts."""
+    def link_keys(entry: Entry) -> Iterable[str]:
+        """The page keys this file links to, each once."""
         if entry.counts is not None:
             return entry.counts
         if entry.linked:
-            counts: Dict[str, int] = {}
-            for key in entry.linked:
-                counts[key] = counts.get(key, 0) + 1
-            return counts
+            return entry.linked
         return count_links(entry.structure, entry.key)
 
     def _shift(self, path: str, changes: Dict[str, int]) -> None:
-        """Add these link counts of one file to the backlink index (negative: remove)."""
-        backlinks = self.backlinks
+        """Make this file a source of the page keys with a positive change in the backlink
+        index, and no longer one of those with a negative change."""
         for key, change in changes.items():
-            sources = backlinks.get(key)
-            if sources is None:
-                if change <= 0:
-                    continue
-                sources = backlinks[key] = {}
-            count = sources.get(path, 0) + change
-            if count > 0:
-                sources[path] = count
-            else:
-                sources.pop(path, None)
-                if not sources:
-                    del backlinks[key]
+            if change > 0:
+                self._add_source(key, path)
+            elif change < 0:
+                self._drop_source(key, path)
+
+    def _add_source(self, key: str, path: str) -> None:
+        """Add a file that is not yet a source of `key` (its links were taken out first)."""
+        backlinks = self.backlinks
+        sources = backlinks.get(key, ())
+        if isinstance(sources, set):
+            sources.add(path)
+        elif len(sources) < MANY_SOURCES:
+            backlinks[key] = (*sources, path)
+        else:
+            backlinks[key] = {*sources, path}
+
+    def _drop_source(self, key: str, path: str) -> None:
+        backlinks = self.backlinks
+        sources = backlinks.get(key, ())
+        if path not in sources:
+            return
+        if isinstance(sources, set):
+            sources.remove(path)
+        else:
+            sources = tuple(source for source in sources if source != path)
+            backlinks[key] = sources
+        if not sources:
+            del backlinks[key]
 
     def _unlink(self, entry: Entry) -> None:
-        self._shift(entry.path, {key: -count for key, count in self.link_keys(entry).items()})
+        self._shift(entry.path, dict.fromkeys(self.link_keys(entry), -1))
         entry.counts = None
         entry.linked = ()
 
@@ -1065,6 +1155,16 @@ class Vault:
         body = entry.body_line
         return tuple(text.split("\n", body + PREVIEW_LINES + 2)[body : body + PREVIEW_LINES + 2])
 
+    def title(self, entry: Entry) -> Optional[str]:
+        """A page's first level-1 heading: kept for an open page, read from the disk for a
+        closed one (only `[[page|` completion shows it; a large vault would hold them all)."""
+        if entry.title is not None or entry.info is None or entry.path in self.overlays:
+            return entry.title
+        text, _error = read_text(entry.path)
+        if text is None:
+            return None
+        return first_title(scan(text, entry.body_line))[0]
+
     def page_info(self, entry: Entry) -> Optional[rules.PageInfo]:
         """A page's whole analysis, frontmatter fields included: kept for an open page, made
         again from the disk for a closed one (only a page's own diagnostics need the fields'
@@ -1109,7 +1209,7 @@ class Vault:
                 for e in self.entries.values()
             },
             "by_key": {k: sorted(v) for k, v in self.by_key.items() if v},
-            "backlinks": {k: dict(sorted(v.items())) for k, v in self.backlinks.items() if v},
+            "backlinks": {k: sorted(v) for k, v in self.backlinks.items() if v},
             "assets": {k: sorted(v) for k, v in self.assets.items() if v},
         }
 

@@ -29,6 +29,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
 from .. import __version__
+from ..engine.catalog import prepare_steps
 from ..engine.findings import (
     Finding,
     apply_policy,
@@ -319,13 +320,19 @@ class EchoesServer(LanguageServer):
             gc.freeze()
             progress.report(remaining)
             await asyncio.sleep(0)
-        progress.end()
         folder.loaded.set()
         # The model is long-lived: move it out of the collector's sight so that full collections
         # (which would walk every parsed page) do not pause requests.
         gc.collect()
         gc.freeze()
         self.refresh_open(folder)
+        try:
+            # Indexing ends with the page catalog and its search index made, a slice at a time,
+            # so that the first `[[` completion or symbol search does not make them.
+            await sliced(prepare_steps(vault))
+        finally:
+            folder.searchable.set()
+        progress.end()
         self.schedule_status()
 
     def progress_supported(self) -> bool:

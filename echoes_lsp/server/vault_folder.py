@@ -18,6 +18,9 @@ class Folder:
     workspace: str
     vault: Vault
     loaded: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set once the page catalog and its search index are made, after `loaded`: the vault is
+    # reported ready then.
+    searchable: asyncio.Event = field(default_factory=asyncio.Event)
     # Whether code-lens refreshes already follow this vault's link graph.
     _lenses_followed: bool = field(default=False, init=False, repr=False)
     # Whether inlay hints and semantic tokens are already refreshed after this vault changes.
@@ -68,7 +71,7 @@ class Folder:
             "issueCount": issues,
             "openProblemCount": open_problems,
             "pages": len(vault.by_key),
-            "ready": self.loaded.is_set(),
+            "ready": self.searchable.is_set(),
         }
 
 

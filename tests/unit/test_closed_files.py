@@ -4,6 +4,7 @@ the whole parse gives, which an open buffer of the same text keeps."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -13,6 +14,7 @@ from echoes_lsp.engine.catalog import catalog
 from echoes_lsp.engine.findings import diagnose
 from echoes_lsp.engine.page_fixes import PLACEHOLDER
 from echoes_lsp.engine.vault import Vault
+from echoes_lsp.runtime import echoes_vault as rules
 
 from .helpers import make_vault, page, page_path
 
@@ -97,9 +99,10 @@ def test_a_closed_page_is_read_again_for_its_links_and_headings(closed: Vault) -
     assert entry is not None and entry.structure is not None
     assert [h.text for h in entry.structure.headings] == ["Target", "Setup Steps"]
     assert [b.name for b in entry.structure.blocks] == ["para-1"]
-    assert entry.title == "Target" and entry.title_line == PAGES["target"].split("\n").index(
-        "# Target"
-    )
+    # The title is not kept (only `[[target|` completion shows it): it is read again too.
+    assert entry.title is None
+    assert closed.title(entry) == "Target"
+    assert entry.title_line == PAGES["target"].split("\n").index("# Target")
 
 
 def test_changed_anchors_of_a_closed_page_re_check_its_backlinks(closed: Vault) -> None:
@@ -111,3 +114,29 @@ def test_changed_anchors_of_a_closed_page_re_check_its_backlinks(closed: Vault) 
     assert "Missing" not in " ".join(f[4] for f in findings(closed, "links"))
     Path(path).write_text(page(body=TARGET_BODY.replace("^para-1", "^para-2")), encoding="utf-8")
     assert closed.update(path) == {"target"}
+
+
+def test_closed_pages_share_what_recurs_across_pages(tmp_path: Path) -> None:
+    stacks = {f"page-{n}": page(stack="[python, go]", body="# Title\n") for n in range(3)}
+    vault = make_vault(tmp_path, stacks)
+    first, second = (vault.entry(page_path(vault, stem)) for stem in ("page-0", "page-1"))
+    assert first is not None and second is not None
+    assert first.info is not None and second.info is not None
+    # one string per distinct value, one empty list of problems
+    assert first.info.type is second.info.type and first.info.type == "note"
+    assert first.info.status is second.info.status and first.info.stack is second.info.stack
+    assert first.info.problems is second.info.problems and first.info.problems == []
+    cards = catalog(vault).by_path
+    assert cards[first.path].stack is cards[second.path].stack == ("python", "go")
+
+
+def test_a_file_keeps_its_hash_as_bytes_and_its_vault_path_inside_its_path(
+    closed: Vault,
+) -> None:
+    path = page_path(closed, "target")
+    entry = closed.entry(path)
+    assert entry is not None
+    assert entry.digest is not None and len(entry.digest) == 32
+    assert entry.text_hash == rules.text_sha256(PAGES["target"])
+    assert entry.rel == "pages/target.md" and entry.path.endswith("/pages/target.md")
+    assert entry.stamp == (os.stat(path).st_mtime_ns, os.stat(path).st_size)

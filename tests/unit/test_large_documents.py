@@ -30,8 +30,8 @@ def big_text(version: int) -> str:
     return HEAD + "\n".join(links) + "\n"
 
 
-def backlinks(vault: Vault) -> Dict[str, Dict[str, int]]:
-    return {key: dict(sources) for key, sources in vault.backlinks.items() if sources}
+def backlinks(vault: Vault) -> Dict[str, List[str]]:
+    return {key: sorted(sources) for key, sources in vault.backlinks.items() if sources}
 
 
 def test_installing_prepared_analyses_equals_parsing_in_place(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_installing_prepared_analyses_equals_parsing_in_place(tmp_path: Path) ->
         fast.open(fast_path, text, prepared)
         slow.open(slow_path, text)
         assert backlinks(fast) == {
-            key: {path.replace(slow.root, fast.root): n for path, n in sources.items()}
+            key: sorted(path.replace(slow.root, fast.root) for path in sources)
             for key, sources in backlinks(slow).items()
         }
     assert deltas[2] == 0  # the same text again changes nothing

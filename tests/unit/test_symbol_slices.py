@@ -11,7 +11,7 @@ from typing import Generator, List, Tuple
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from echoes_lsp.engine.catalog import catalog, catalog_steps
+from echoes_lsp.engine.catalog import CARD_SLICE, catalog, catalog_steps, prepare_steps
 from echoes_lsp.engine.fuzzy import MAX_QUERY, Matcher, NameIndex, finish, fold, sorted_steps
 from echoes_lsp.engine.link_targets import page_search, search_pages
 from echoes_lsp.engine.vault import Vault
@@ -62,9 +62,9 @@ def test_every_tier_gives_way_after_each_slice_of_names() -> None:
 def test_a_search_of_several_words_gives_way_while_it_intersects_summaries() -> None:
     index = topic_index(1000)
     # Tier 2 for each of three variants (`zq xw`, `zq-xw`, `zq_xw`), tier 3, the summaries
-    # holding the query, then each word's summaries.
+    # holding the query, then the summaries holding its longest word (searched for the others).
     steps, _answer = count_steps(index.steps("subject zq", 2000, 100))
-    assert steps == (3 + 1 + 1 + 2) * 10
+    assert steps == (3 + 1 + 1 + 1) * 10
 
 
 names = st.lists(
@@ -169,3 +169,46 @@ def test_an_index_made_while_a_summary_changed_is_not_kept(tmp_path: Path) -> No
     finish(search)
     found, _more = catalog(vault).search("freshly written", 10)
     assert [card.stem for _score, card in found] == ["topic-003"]
+
+
+def test_a_catalog_asked_for_while_its_first_cards_are_made_has_every_card(
+    tmp_path: Path,
+) -> None:
+    vault = make_vault(tmp_path, {f"topic-{n:03d}": page(f"Subject {n}.") for n in range(100)})
+    slow = catalog_steps(vault, size=10)
+    next(slow)  # ten cards made, none in place yet, and nothing marked since
+    assert len(catalog(vault).cards) == 100
+    finish(slow)
+    assert len(catalog(vault).cards) == 100
+
+
+def test_preparing_leaves_nothing_for_the_first_search_to_make(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {f"topic-{n:03d}": page(f"Subject {n}.") for n in range(300)})
+    assert count_steps(prepare_steps(vault))[0] > 300 // CARD_SLICE  # made in slices
+    made = catalog(vault)
+    assert count_steps(catalog_steps(vault))[0] == 0
+    assert count_steps(made.index_steps())[0] == 0
+    assert count_steps(made.index().sort_steps())[0] == 0  # its names sorted for prefixes
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    summary_list=st.lists(st.text(alphabet="abcDE \n", max_size=12), min_size=1, max_size=12),
+    data=st.data(),
+)
+def test_a_summary_changed_in_place_is_searched_as_a_new_index_would(
+    summary_list: List[str], data: st.DataObject
+) -> None:
+    names = [f"name-{number}" for number in range(len(summary_list))]
+    index = NameIndex(names, summary_list)
+    position = data.draw(st.integers(0, len(summary_list) - 1))
+    new = data.draw(st.text(alphabet="abcDE \n", max_size=20))
+    index.set_summary(position, new)
+    changed = summary_list[:position] + [new] + summary_list[position + 1 :]
+    fresh = NameIndex(names, changed)
+    assert (index.summary_blob, list(index.summary_starts)) == (
+        fresh.summary_blob,
+        list(fresh.summary_starts),
+    )
+    for query in ("abc", "de ", new.strip()[:4] or "abc"):
+        assert index.search(query, 20) == fresh.search(query, 20)

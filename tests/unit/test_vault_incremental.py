@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import unicodedata
+from pathlib import Path
 from typing import Dict, List, Tuple
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from echoes_lsp.engine.catalog import Catalog, catalog
-from echoes_lsp.engine.vault import Vault
+from echoes_lsp.engine.vault import MANY_SOURCES, Vault
+
+from .helpers import make_vault, page
 
 STEMS = ["alpha", "Alpha", "beta", "café", unicodedata.normalize("NFD", "café"), "gamma"]
 TARGETS = ["alpha", "ALPHA", "beta", "café", "missing", "pages/gamma.md", ""]
@@ -181,3 +185,32 @@ def test_incremental_updates_equal_a_full_rebuild(
         ]
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
+
+
+def test_a_page_linked_from_many_files_keeps_its_sources_like_a_fresh_model(
+    tmp_path: Path,
+) -> None:
+    # Past MANY_SOURCES linking files, a page's sources are kept as a set, not a tuple.
+    pages = {f"from-{n:03d}": page(body="[[hub]] [[hub#top]]\n") for n in range(MANY_SOURCES + 6)}
+    pages["hub"] = page(body="# Top\n")
+    vault = make_vault(tmp_path, pages)
+    assert isinstance(vault.backlinks["hub"], set)
+    assert len(vault.backlinks["hub"]) == MANY_SOURCES + 6  # each file once, whatever its links
+    for n in range(0, MANY_SOURCES + 6, 2):
+        path = str(tmp_path / "EchoesVault" / "pages" / f"from-{n:03d}.md")
+        vault.open(path, page(body="[[elsewhere]]\n"))
+    os.remove(tmp_path / "EchoesVault" / "pages" / "from-001.md")
+    vault.remove(str(tmp_path / "EchoesVault" / "pages" / "from-001.md"))
+    fresh = Vault(str(tmp_path))
+    fresh.load()
+    for path, text in vault.overlays.items():
+        fresh.open(path, text)
+    assert vault.snapshot() == fresh.snapshot()
+    assert len(vault.backlinks["hub"]) == (MANY_SOURCES + 6) // 2 - 1
+
+
+def test_the_list_of_files_to_parse_gives_back_its_memory_once_empty(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, {f"page-{n}": page() for n in range(200)}, complete=False)
+    assert len(vault.pending) == 200
+    vault.complete()
+    assert not vault.pending and sys.getsizeof(vault.pending) == sys.getsizeof(set())

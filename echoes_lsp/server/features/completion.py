@@ -14,7 +14,7 @@ from ..echoes_server import EchoesServer
 from ..lsp_convert import markup, path_to_uri
 from . import Feature
 from .block_ids import command_for, snapshot
-from .document_context import load_document, wait_for_index
+from .document_context import load_document, wait_for_search
 
 TRIGGERS = ["[", "#", "^", "|", ":", " "]
 KINDS = {
@@ -87,10 +87,10 @@ async def complete(
     ls: EchoesServer, params: types.CompletionParams
 ) -> Optional[types.CompletionList]:
     document = load_document(ls, params.text_document.uri)
-    if document is not None and not document.folder.loaded.is_set():
+    if document is not None and not document.folder.searchable.is_set():
         # Names and summaries come from the whole vault: right after start-up, wait for its
-        # parse, then read the buffer again, as it may have changed meanwhile.
-        await wait_for_index(document.folder)
+        # parse and page catalog, then read the buffer again, as it may have changed meanwhile.
+        await wait_for_search(document.folder)
         document = load_document(ls, params.text_document.uri)
     where = document.cursor(params.position) if document is not None else None
     if document is None or where is None:

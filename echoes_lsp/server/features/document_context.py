@@ -153,6 +153,19 @@ async def wait_for_index(folder: Folder, timeout: float = INDEX_WAIT) -> None:
         folder.vault.complete()
 
 
+async def wait_for_search(folder: Folder, timeout: float = INDEX_WAIT) -> None:
+    """Wait until the whole vault is parsed and its page catalog made (`Folder.searchable`),
+    so that a search does not make the catalog a second time; past the timeout, the search
+    makes what is missing itself."""
+    await wait_for_index(folder, timeout)
+    if folder.searchable.is_set():
+        return
+    try:
+        await asyncio.wait_for(folder.searchable.wait(), timeout)
+    except asyncio.TimeoutError:
+        pass
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def file_uri(path: str) -> str:
     """`path_to_uri`, remembered: reference lists name the same files again and again."""

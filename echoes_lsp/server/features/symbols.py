@@ -89,9 +89,9 @@ async def workspace_symbols(
 ) -> List[types.SymbolInformation]:
     folders = ls.folders()
     for folder in folders:
-        if not folder.loaded.is_set():
+        if not folder.searchable.is_set():
             try:
-                await asyncio.wait_for(folder.loaded.wait(), SYMBOL_WAIT)
+                await asyncio.wait_for(folder.searchable.wait(), SYMBOL_WAIT)
             except asyncio.TimeoutError:
                 pass
     # Sliced: a long query over a large vault never holds other requests for long.
