@@ -92,6 +92,8 @@ async def test_each_kind_of_hint_is_behind_its_setting(
 async def test_a_changed_target_asks_for_a_refresh(session: Session) -> None:
     uri = session.open(session.page("auth.md"))
     assert "Access tokens live 15 minutes." in [str(h.label) for h in await hints(session, uri)]
+    await session.diagnostics(uri)
+    await asyncio.sleep(1.0)  # past the refresh that follows the opening (one per burst)
     sessions = session.page("sessions.md")
     sessions.write_text(
         sessions.read_text(encoding="utf-8").replace("Access tokens live 15", "Tokens last 5"),
