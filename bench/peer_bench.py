@@ -325,6 +325,8 @@ async def steady(benches: List[Bench], repeat: int) -> Dict[str, Dict[str, Any]]
     for measure in ("completion", "didChange", "references", "workspaceSymbols"):
         for bench in benches:
             results[bench.name][measure] = []
+    for bench in benches:
+        results[bench.name]["symbolCounts"] = {}
     for index in range(repeat):
         typed = ("", "top", "topic-1", "tpc")[index % 4]
         for bench in order(benches, index):
@@ -354,17 +356,20 @@ async def steady(benches: List[Bench], repeat: int) -> Dict[str, Dict[str, Any]]
                 results[bench.name]["references"], bench.references(hubs[bench.name])
             )
             results[bench.name]["referenceCount"] = len(found)
-    for index in range(repeat):
+    for index in range(repeat + 1):
         query = ("topic", "pay", "12", "settlement webhook")[index % 4]
         for bench in order(benches, index):
-            await timed(
+            symbols = await timed(
                 results[bench.name]["workspaceSymbols"],
                 bench.client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query)),
             )
+            results[bench.name]["symbolCounts"][query] = len(symbols or [])
     for bench in benches:
         measured = results[bench.name]
-        # The first references request of this server is a cold one; the rest are warm.
+        # The first references and workspace symbols requests of a server are cold ones (the
+        # peer reads and parses the whole workspace for each); the rest are warm.
         measured["referencesFirst"] = measured["references"].pop(0)
+        measured["workspaceSymbolsFirst"] = measured["workspaceSymbols"].pop(0)
         measured["peakMB"] = bench.rss_mb("VmHWM")
         measured["rssMB"] = bench.rss_mb()
         measured["cpuSeconds"] = bench.cpu_seconds()
@@ -412,8 +417,13 @@ def report(pages: int, cold: Dict[str, List[Dict[str, float]]], warm: Dict[str, 
     ):
         print(table_row(label, samples(ours, key), samples(theirs, key)))
     print(table_row("link completion", mine["completion"], peer["completion"]))
+    for label, key in (
+        ("references, first request to a running server", "referencesFirst"),
+        ("workspace symbols, first request", "workspaceSymbolsFirst"),
+    ):
+        print(table_row(label, [mine[key]], [peer[key]]))
     print(table_row("references, warm", mine["references"], peer["references"]))
-    print(table_row("workspace symbols", mine["workspaceSymbols"], peer["workspaceSymbols"]))
+    print(table_row("workspace symbols, warm", mine["workspaceSymbols"], peer["workspaceSymbols"]))
     print(table_row("didChange → diagnostics", mine["didChange"], peer["didChange"]))
     print(
         f"| peak memory (VmHWM, MB) | {mine['peakMB']:.0f} | {peer['peakMB']:.0f} "
@@ -425,8 +435,10 @@ def report(pages: int, cold: Dict[str, List[Dict[str, float]]], warm: Dict[str, 
     )
     print(
         f"\nReferences found: {mine['referenceCount']} / {peer['referenceCount']}; completion "
-        f"items (last sample): {mine['completionItems']} / {peer['completionItems']}; the "
-        f"peer's markdown-it process used {peer['tokenizerCpuSeconds']:.2f} CPU seconds."
+        f"items (last sample): {mine['completionItems']} / {peer['completionItems']}; "
+        f"workspace symbols for 'topic': {mine['symbolCounts']['topic']} / "
+        f"{peer['symbolCounts']['topic']}; the peer's markdown-it process used "
+        f"{peer['tokenizerCpuSeconds']:.2f} CPU seconds."
     )
     sys.stdout.flush()
 
