@@ -408,8 +408,8 @@ def report(pages: int, cold: Dict[str, List[Dict[str, float]]], warm: Dict[str, 
     def samples(name: str, key: str) -> List[float]:
         return [run[key] for run in cold[name]]
 
-    print(f"\n### {pages:,} pages\n")
-    print(f"| measure | {ours} p50 / p95 ms | {theirs} p50 / p95 ms | ratio p50 | ratio p95 |")
+    print(f"\n### {pages:,} pages (peer: {theirs}; times in ms)\n")
+    print(f"| measure | {ours} p50 / p95 | peer p50 / p95 | ratio p50 | ratio p95 |")
     print("|---|---|---|---|---|")
     for label, key in (
         ("initialize → first diagnostics (fresh server)", "firstDiagnostics"),
