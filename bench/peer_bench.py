@@ -311,72 +311,99 @@ async def cold_round(bench: Bench) -> Dict[str, float]:
     }
 
 
-async def steady(benches: List[Bench], repeat: int) -> Dict[str, Dict[str, Any]]:
-    """One server of each kind, started one after the other, then the same requests to both,
-    alternating sample by sample."""
-    for bench in benches:
-        await bench.start()
-        await asyncio.wait_for(bench.ready.wait(), 600)
-    gc.collect()
-    gc.freeze()
-    results: Dict[str, Dict[str, Any]] = {bench.name: {} for bench in benches}
-    line = 12
-    uris = {bench.name: await bench.open(bench.page(vaultgen.page_stem(3))) for bench in benches}
-    for measure in ("completion", "didChange", "references", "workspaceSymbols"):
-        for bench in benches:
-            results[bench.name][measure] = []
-    for bench in benches:
-        results[bench.name]["symbolCounts"] = {}
+LINE = 12  # the line of the open page where links are typed
+
+
+async def complete(bench: Bench, uri: str, typed: str, samples: List[float]) -> int:
+    """Types a link and asks for completion at its end; the number of items offered."""
+    await bench.change(uri, LINE, bench.link_text(typed) + "\n")
+    position = types.Position(line=LINE, character=len(bench.link_text(typed)))
+    answer = await timed(
+        samples,
+        bench.client.text_document_completion_async(
+            types.CompletionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri), position=position
+            )
+        ),
+    )
+    return len(getattr(answer, "items", answer) or [])
+
+
+async def symbols(bench: Bench, query: str, samples: List[float]) -> int:
+    answer = await timed(
+        samples, bench.client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
+    )
+    return len(answer or [])
+
+
+async def measure(benches: List[Bench], repeat: int) -> Dict[str, Dict[str, Any]]:
+    """The steady-state requests, the same to each server, alternating sample by sample."""
+    results: Dict[str, Dict[str, Any]] = {
+        bench.name: {"completion": [], "didChange": [], "references": [], "workspaceSymbols": []}
+        for bench in benches
+    }
+    page = vaultgen.page_stem(3)
+    uris = {bench.name: await bench.open(bench.page(page)) for bench in benches}
     for index in range(repeat):
         typed = ("", "top", "topic-1", "tpc")[index % 4]
         for bench in order(benches, index):
-            uri = uris[bench.name]
-            await bench.change(uri, line, bench.link_text(typed) + "\n")
-            items = await timed(
-                results[bench.name]["completion"],
-                bench.client.text_document_completion_async(
-                    types.CompletionParams(
-                        text_document=types.TextDocumentIdentifier(uri=uri),
-                        position=types.Position(line=line, character=len(bench.link_text(typed))),
-                    )
-                ),
+            mine = results[bench.name]
+            mine["completionItems"] = await complete(
+                bench, uris[bench.name], typed, mine["completion"]
             )
-            items = getattr(items, "items", items)
-            results[bench.name]["completionItems"] = len(items or [])
     for index in range(repeat):
         for bench in order(benches, index):
             text = f"edit {index} {bench.link_to(HUB)}\n"
             await timed(
-                results[bench.name]["didChange"], bench.change(uris[bench.name], line, text)
+                results[bench.name]["didChange"], bench.change(uris[bench.name], LINE, text)
             )
     hubs = {bench.name: await bench.open(bench.page(HUB)) for bench in benches}
     for index in range(repeat + 1):
         for bench in order(benches, index):
-            found = await timed(
-                results[bench.name]["references"], bench.references(hubs[bench.name])
+            mine = results[bench.name]
+            mine["referenceCount"] = len(
+                await timed(mine["references"], bench.references(hubs[bench.name]))
             )
-            results[bench.name]["referenceCount"] = len(found)
     for index in range(repeat + 1):
         query = ("topic", "pay", "12", "settlement webhook")[index % 4]
         for bench in order(benches, index):
-            symbols = await timed(
-                results[bench.name]["workspaceSymbols"],
-                bench.client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query)),
-            )
-            results[bench.name]["symbolCounts"][query] = len(symbols or [])
+            mine = results[bench.name]
+            counts = mine.setdefault("symbolCounts", {})
+            counts[query] = await symbols(bench, query, mine["workspaceSymbols"])
+    return results
+
+
+def account(bench: Bench, measured: Dict[str, Any]) -> None:
+    """Splits the cold first requests from the warm ones and adds the process's memory and
+    CPU time."""
+    # The first references and workspace symbols requests of a server are cold ones (the peer
+    # reads and parses the whole workspace for each); the rest are warm.
+    measured["referencesFirst"] = measured["references"].pop(0)
+    measured["workspaceSymbolsFirst"] = measured["workspaceSymbols"].pop(0)
+    measured["peakMB"] = bench.rss_mb("VmHWM")
+    measured["rssMB"] = bench.rss_mb()
+    measured["cpuSeconds"] = bench.cpu_seconds()
+    if isinstance(bench, PeerBench):
+        measured["tokenizerCpuSeconds"] = bench.tokenizer.cpu_seconds()
+
+
+async def steady(benches: List[Bench], repeat: int) -> Dict[str, Dict[str, Any]]:
+    """One server of each kind, started one after the other (each indexed before the next
+    starts), then the same requests to both."""
     for bench in benches:
-        measured = results[bench.name]
-        # The first references and workspace symbols requests of a server are cold ones (the
-        # peer reads and parses the whole workspace for each); the rest are warm.
-        measured["referencesFirst"] = measured["references"].pop(0)
-        measured["workspaceSymbolsFirst"] = measured["workspaceSymbols"].pop(0)
-        measured["peakMB"] = bench.rss_mb("VmHWM")
-        measured["rssMB"] = bench.rss_mb()
-        measured["cpuSeconds"] = bench.cpu_seconds()
-        if isinstance(bench, PeerBench):
-            measured["tokenizerCpuSeconds"] = bench.tokenizer.cpu_seconds()
-        await bench.stop()
-    gc.unfreeze()
+        await bench.start()
+        await asyncio.wait_for(bench.ready.wait(), 600)
+    # Keep this client's own garbage collections out of the servers' latencies.
+    gc.collect()
+    gc.freeze()
+    try:
+        results = await measure(benches, repeat)
+        for bench in benches:
+            account(bench, results[bench.name])
+    finally:
+        for bench in benches:
+            await bench.stop()
+        gc.unfreeze()
     return results
 
 
