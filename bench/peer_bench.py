@@ -412,7 +412,9 @@ def ratio(ours: Optional[float], theirs: Optional[float]) -> str:
     smaller."""
     if ours is None or not theirs:
         return "n/a"
-    return f"{ours / theirs:.2f}x"
+    value = ours / theirs
+    # Two significant digits for small ratios, so that none reads as 0.00x.
+    return f"{value:.2f}x" if value >= 0.1 else f"{value:.2g}x"
 
 
 def quantiles(samples: List[float]) -> str:
@@ -428,28 +430,35 @@ def table_row(name: str, ours: List[float], theirs: List[float]) -> str:
     )
 
 
-def report(pages: int, cold: Dict[str, List[Dict[str, float]]], warm: Dict[str, Any]) -> None:
-    ours, theirs = Bench.name, PEER_NAME
-    mine, peer = warm[ours], warm[theirs]
+def single_row(name: str, ours: float, theirs: float) -> str:
+    """A measure with one sample per server."""
+    return f"| {name} | {ours:.1f} | {theirs:.1f} | {ratio(ours, theirs)} | |"
 
-    def samples(name: str, key: str) -> List[float]:
-        return [run[key] for run in cold[name]]
 
-    print(f"\n### {pages:,} pages (peer: {theirs}; times in ms)\n")
-    print(f"| measure | {ours} p50 / p95 | peer p50 / p95 | ratio p50 | ratio p95 |")
+def report(pages: int, measured: Dict[str, Any]) -> None:
+    """Markdown tables of one vault size's results (as `--json` writes them)."""
+    cold, load = measured["cold"], measured["load"]
+    mine, peer = measured["steady"][Bench.name], measured["steady"][PEER_NAME]
+
+    def first(label: str, key: str) -> str:
+        ours = [run[key] for run in cold[Bench.name]]
+        return table_row(label, ours, [run[key] for run in cold[PEER_NAME]])
+
+    print(f"\n#### {pages:,} pages\n")
+    print(f"| measure (ms) | {Bench.name} p50 / p95 | peer p50 / p95 | ratio p50 | ratio p95 |")
     print("|---|---|---|---|---|")
-    for label, key in (
-        ("initialize → first diagnostics (fresh server)", "firstDiagnostics"),
-        ("initialize → first references (fresh server)", "firstReferences"),
-    ):
-        print(table_row(label, samples(ours, key), samples(theirs, key)))
+    print(first("initialize → first diagnostics (fresh server)", "firstDiagnostics"))
+    print(first("initialize → first references (fresh server)", "firstReferences"))
     print(table_row("link completion", mine["completion"], peer["completion"]))
-    for label, key in (
-        ("references, first request to a running server", "referencesFirst"),
-        ("workspace symbols, first request", "workspaceSymbolsFirst"),
-    ):
-        print(table_row(label, [mine[key]], [peer[key]]))
+    print(single_row("references, first request", mine["referencesFirst"], peer["referencesFirst"]))
     print(table_row("references, warm", mine["references"], peer["references"]))
+    print(
+        single_row(
+            "workspace symbols, first request",
+            mine["workspaceSymbolsFirst"],
+            peer["workspaceSymbolsFirst"],
+        )
+    )
     print(table_row("workspace symbols, warm", mine["workspaceSymbols"], peer["workspaceSymbols"]))
     print(table_row("didChange → diagnostics", mine["didChange"], peer["didChange"]))
     print(
@@ -461,11 +470,13 @@ def report(pages: int, cold: Dict[str, List[Dict[str, float]]], warm: Dict[str, 
         f"| {ratio(mine['cpuSeconds'], peer['cpuSeconds'])} | |"
     )
     print(
-        f"\nReferences found: {mine['referenceCount']} / {peer['referenceCount']}; completion "
-        f"items (last sample): {mine['completionItems']} / {peer['completionItems']}; "
-        f"workspace symbols for 'topic': {mine['symbolCounts']['topic']} / "
-        f"{peer['symbolCounts']['topic']}; the peer's markdown-it process used "
-        f"{peer['tokenizerCpuSeconds']:.2f} CPU seconds."
+        f"\n{len(cold[Bench.name])} fresh servers of each kind; {len(mine['completion'])} "
+        f"steady-state samples per measure. Found: {mine['referenceCount']} / "
+        f"{peer['referenceCount']} references, {mine['completionItems']} / "
+        f"{peer['completionItems']} completion items, {mine['symbolCounts']['topic']} / "
+        f"{peer['symbolCounts']['topic']} workspace symbols for `topic`. The peer's markdown-it "
+        f"process: {peer['tokenizerCpuSeconds']:.2f} CPU seconds. Load average (1 minute): "
+        f"{load[0][0]:.1f} before, {load[1][0]:.1f} after."
     )
     sys.stdout.flush()
 
@@ -484,10 +495,8 @@ async def run(
             for bench in order(fresh, index):
                 cold[bench.name].append(await cold_round(bench))
         warm = await steady([Bench(workspace), PeerBench(workspace, modules, node)], repeat)
-        load_after = os.getloadavg()
-        report(pages, cold, warm)
-        print(f"Load average (1, 5, 15 min) before: {load_before}, after: {load_after}")
-        raw[str(pages)] = {"cold": cold, "steady": warm, "load": [load_before, load_after]}
+        raw[str(pages)] = {"cold": cold, "steady": warm, "load": [load_before, os.getloadavg()]}
+        report(pages, raw[str(pages)])
     if json_path:
         Path(json_path).write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")
 
@@ -500,7 +509,12 @@ def main() -> None:
     parser.add_argument("--cold-runs", type=int, default=3, help="fresh servers of each kind")
     parser.add_argument("--node", default=shutil.which("node") or "node", help="Node.js binary")
     parser.add_argument("--json", help="also write the raw samples to this file")
+    parser.add_argument("--report", metavar="JSON", help="only print the tables of a --json file")
     args = parser.parse_args()
+    if args.report:
+        for pages, measured in json.loads(Path(args.report).read_text("utf-8")).items():
+            report(int(pages), measured)
+        return
     sizes = [int(size) for size in args.sizes.split(",") if size]
     if args.large:
         sizes.append(50_000)

@@ -51,6 +51,7 @@ def test_the_client_copy_of_a_document_gets_the_line_the_change_inserted(
 def test_ratios_read_as_multiples_of_the_peer() -> None:
     assert peer_bench.ratio(5.0, 20.0) == "0.25x"
     assert peer_bench.ratio(30.0, 20.0) == "1.50x"
+    assert peer_bench.ratio(25.0, 56_491.3) == "0.00044x"
     assert peer_bench.ratio(None, 20.0) == "n/a"
     assert peer_bench.ratio(5.0, 0.0) == "n/a"
 
