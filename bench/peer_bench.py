@@ -43,7 +43,7 @@ from pygls.protocol import LanguageServerProtocol
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import vaultgen
 from lsp_bench import HUB, Bench, hub_vault, percentile, timed
-from process_memory import cpu_seconds
+from process_memory import cpu_seconds, memory_mb
 
 BENCH = Path(__file__).resolve().parent
 PEER_DIR = BENCH / ".peer"
@@ -180,6 +180,9 @@ class Tokenizer:
 
     def cpu_seconds(self) -> Optional[float]:
         return cpu_seconds(self.process.pid) if self.process is not None else None
+
+    def peak_mb(self) -> Optional[float]:
+        return memory_mb(self.process.pid, "VmHWM") if self.process is not None else None
 
     async def stop(self) -> None:
         if self.process is None:
@@ -385,6 +388,7 @@ def account(bench: Bench, measured: Dict[str, Any]) -> None:
     measured["cpuSeconds"] = bench.cpu_seconds()
     if isinstance(bench, PeerBench):
         measured["tokenizerCpuSeconds"] = bench.tokenizer.cpu_seconds()
+        measured["tokenizerPeakMB"] = bench.tokenizer.peak_mb()
 
 
 async def steady(benches: List[Bench], repeat: int) -> Dict[str, Dict[str, Any]]:
@@ -428,6 +432,11 @@ def table_row(name: str, ours: List[float], theirs: List[float]) -> str:
         f"| {ratio(percentile(ours, 0.5), percentile(theirs, 0.5))} "
         f"| {ratio(percentile(ours, 0.95), percentile(theirs, 0.95))} |"
     )
+
+
+def tokenizer_peak(peer: Dict[str, Any]) -> str:
+    peak = peer.get("tokenizerPeakMB")
+    return f", {peak:.0f} MB at its peak" if peak else ""
 
 
 def single_row(name: str, ours: float, theirs: float) -> str:
@@ -475,7 +484,8 @@ def report(pages: int, measured: Dict[str, Any]) -> None:
         f"{peer['referenceCount']} references, {mine['completionItems']} / "
         f"{peer['completionItems']} completion items, {mine['symbolCounts']['topic']} / "
         f"{peer['symbolCounts']['topic']} workspace symbols for `topic`. The peer's markdown-it "
-        f"process: {peer['tokenizerCpuSeconds']:.2f} CPU seconds. Load average (1 minute): "
+        f"process: {peer['tokenizerCpuSeconds']:.2f} CPU seconds"
+        f"{tokenizer_peak(peer)}. Load average (1 minute): "
         f"{load[0][0]:.1f} before, {load[1][0]:.1f} after."
     )
     sys.stdout.flush()
