@@ -149,6 +149,8 @@ class Tokenizer:
         self.waiting: Dict[int, asyncio.Future[Any]] = {}
         self.next_id = 0
         self.reader: Optional[asyncio.Task[None]] = None
+        # The most token requests in flight at once: the peer asks for a whole workspace's.
+        self.most_waiting = 0
 
     async def start(self) -> None:
         self.process = await asyncio.create_subprocess_exec(
@@ -174,6 +176,7 @@ class Tokenizer:
         assert self.process is not None and self.process.stdin is not None
         self.next_id += 1
         answer = self.waiting[self.next_id] = asyncio.get_running_loop().create_future()
+        self.most_waiting = max(self.most_waiting, len(self.waiting))
         request = {"id": self.next_id, "uri": uri, "text": text}
         self.process.stdin.write(json.dumps(request).encode("utf-8") + b"\n")
         return await answer
@@ -389,6 +392,7 @@ def account(bench: Bench, measured: Dict[str, Any]) -> None:
     if isinstance(bench, PeerBench):
         measured["tokenizerCpuSeconds"] = bench.tokenizer.cpu_seconds()
         measured["tokenizerPeakMB"] = bench.tokenizer.peak_mb()
+        measured["tokenizerMostWaiting"] = bench.tokenizer.most_waiting
 
 
 async def steady(benches: List[Bench], repeat: int) -> Dict[str, Dict[str, Any]]:
@@ -435,8 +439,12 @@ def table_row(name: str, ours: List[float], theirs: List[float]) -> str:
 
 
 def tokenizer_peak(peer: Dict[str, Any]) -> str:
-    peak = peer.get("tokenizerPeakMB")
-    return f", {peak:.0f} MB at its peak" if peak else ""
+    peak, waiting = peer.get("tokenizerPeakMB"), peer.get("tokenizerMostWaiting")
+    if not peak:
+        return ""
+    if not waiting:
+        return f", {peak:.0f} MB at its peak"
+    return f", {peak:.0f} MB at its peak, with up to {waiting} pages' tokens asked for at once"
 
 
 def single_row(name: str, ours: float, theirs: float) -> str:
