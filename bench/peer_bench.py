@@ -48,8 +48,8 @@ from process_memory import cpu_seconds, memory_mb
 BENCH = Path(__file__).resolve().parent
 PEER_DIR = BENCH / ".peer"
 PEER_PACKAGE = "vscode-markdown-languageserver"
-# The server, and the markdown-it that VS Code's Markdown extension tokenizes with (the server
-# asks its client for tokens), with the front matter plugin that extension also uses.
+# The server, and markdown-it with its front matter plugin: the parser VS Code's Markdown
+# extension uses to answer the server's requests for tokens.
 PINNED = {
     PEER_PACKAGE: "0.5.0",
     "markdown-it": "14.3.3",
@@ -62,7 +62,9 @@ PEER_SETTINGS: Dict[str, Any] = {
     "markdown": {
         "server": {"log": "off"},
         "preferredMdPathExtensionStyle": "auto",
-        "suggest": {"paths": {"enabled": True, "includeWorkspaceHeaderCompletions": "never"}},
+        "suggest": {
+            "paths": {"enabled": True, "includeWorkspaceHeaderCompletions": "onDoubleHash"}
+        },
         "occurrencesHighlight": {"enabled": False},
         "validate": {
             "enabled": True,
