@@ -25,14 +25,15 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Awaitable, Dict, List, Optional, Type
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
+from pygls.protocol import LanguageServerProtocol
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import vaultgen
-from process_memory import memory_mb
+from process_memory import cpu_seconds, memory_mb
 
 CACHE = Path(__file__).resolve().parent / ".vaults"
 HUB = "hub-page"
@@ -40,11 +41,15 @@ HUB_BACKLINKS = 500
 SERVER = [sys.executable, "-m", "echoes_lsp", "serve"]
 
 
-def hub_vault(pages: int) -> Path:
-    """A generated vault plus a page that 500 other pages link to."""
-    root = CACHE / f"lsp-{pages}"
+def hub_vault(pages: int, markdown_links: bool = False) -> Path:
+    """A generated vault plus a page that 500 other pages link to: by `[[hub-page]]`, and with
+    `markdown_links` also by a standard Markdown link `[the hub](hub-page.md)` on the same line,
+    for servers that do not read wikilinks."""
+    root = CACHE / (f"peer-{pages}" if markdown_links else f"lsp-{pages}")
     stamp = root / ".lsp-bench.json"
     wanted = {"pages": pages, "generator": vaultgen.GENERATOR_VERSION, "hub": HUB_BACKLINKS}
+    if markdown_links:
+        wanted["markdownLinks"] = True
     if stamp.exists() and json.loads(stamp.read_text(encoding="utf-8")) == wanted:
         return root
     if root.exists():
@@ -55,13 +60,23 @@ def hub_vault(pages: int) -> Path:
         "---\ntype: architecture\nstack: []\nstatus: active\nsummary: The hub.\n---\n\n# Hub\n",
         encoding="utf-8",
     )
+    backlink = f"[[{HUB}]] and [the hub]({HUB}.md)" if markdown_links else f"[[{HUB}]]"
     for path in vaultgen.pages_of(root)[: min(HUB_BACKLINKS, pages)]:
         if path.stem == HUB:
             continue
         with path.open("a", encoding="utf-8") as handle:
-            handle.write(f"\nDepends on [[{HUB}]].\n")
+            handle.write(f"\nDepends on {backlink}.\n")
     stamp.write_text(json.dumps(wanted) + "\n", encoding="utf-8")
     return root
+
+
+def insert_at_line(text: str, line: int, new: str) -> str:
+    """`text` after inserting `new` at the start of line `line` (0-based, lines end in \\n):
+    the client's copy of a document after the edit `Bench.change` sends."""
+    offset = 0
+    for _ in range(line):
+        offset = text.index("\n", offset) + 1
+    return text[:offset] + new + text[offset:]
 
 
 def percentile(samples: List[float], fraction: float) -> float:
@@ -71,10 +86,20 @@ def percentile(samples: List[float], fraction: float) -> float:
 
 
 class Bench:
+    """One LSP client driving one server over stdio.
+
+    This class drives echoes-lsp; `bench/peer_bench.py` subclasses it for another server and
+    overrides only what differs: the command, the initialization, how diagnostics arrive, the
+    completion text and the references request."""
+
+    name = "echoes-lsp"
+    protocol: Type[LanguageServerProtocol] = LanguageServerProtocol
+
     def __init__(self, workspace: Path) -> None:
         self.workspace = workspace
-        self.client = LanguageClient("echoes-bench", "1")
+        self.client = LanguageClient("echoes-bench", "1", protocol_cls=self.protocol)
         self.diagnostics: Dict[str, asyncio.Event] = {}
+        self.texts: Dict[str, str] = {}
         self.ready = asyncio.Event()
         self.version = 1
 
@@ -107,9 +132,14 @@ class Bench:
         def configuration(params: Any) -> List[Any]:
             return [{"diagnostics": {"debounce": 0}}]
 
-    async def start(self) -> None:
-        await self.client.start_io(*SERVER)
-        caps = types.ClientCapabilities(
+    def command(self) -> List[str]:
+        return SERVER
+
+    def initialization_options(self) -> Any:
+        return {"diagnostics": {"debounce": 0}}
+
+    def capabilities(self) -> types.ClientCapabilities:
+        return types.ClientCapabilities(
             workspace=types.WorkspaceClientCapabilities(configuration=True),
             window=types.WindowClientCapabilities(work_done_progress=True),
             text_document=types.TextDocumentClientCapabilities(
@@ -117,14 +147,17 @@ class Bench:
                 publish_diagnostics=types.PublishDiagnosticsClientCapabilities(),
             ),
         )
+
+    async def start(self) -> None:
+        await self.client.start_io(*self.command())
         await self.client.initialize_async(
             types.InitializeParams(
-                capabilities=caps,
+                capabilities=self.capabilities(),
                 root_uri=self.workspace.as_uri(),
                 workspace_folders=[
                     types.WorkspaceFolder(uri=self.workspace.as_uri(), name="bench")
                 ],
-                initialization_options={"diagnostics": {"debounce": 0}},
+                initialization_options=self.initialization_options(),
             )
         )
         self.client.initialized(types.InitializedParams())
@@ -132,22 +165,30 @@ class Bench:
     def page(self, stem: str) -> Path:
         return self.workspace / "EchoesVault" / "pages" / f"{stem}.md"
 
+    def expect_diagnostics(self, uri: str) -> Awaitable[Any]:
+        """Called just before a document is opened or changed; awaited just after: the
+        diagnostics the server pushes for it."""
+        event = self.diagnostics[uri] = asyncio.Event()
+        return asyncio.wait_for(event.wait(), 60)
+
     async def open(self, path: Path) -> str:
         uri = path.as_uri()
-        event = self.diagnostics[uri] = asyncio.Event()
+        text = self.texts[uri] = path.read_text("utf-8")
+        diagnosed = self.expect_diagnostics(uri)
         self.client.text_document_did_open(
             types.DidOpenTextDocumentParams(
                 text_document=types.TextDocumentItem(
-                    uri=uri, language_id="markdown", version=1, text=path.read_text("utf-8")
+                    uri=uri, language_id="markdown", version=1, text=text
                 )
             )
         )
-        await asyncio.wait_for(event.wait(), 60)
+        await diagnosed
         return uri
 
     async def change(self, uri: str, line: int, text: str) -> None:
         self.version += 1
-        event = self.diagnostics[uri] = asyncio.Event()
+        self.texts[uri] = insert_at_line(self.texts[uri], line, text)
+        diagnosed = self.expect_diagnostics(uri)
         self.client.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=self.version),
@@ -162,12 +203,40 @@ class Bench:
                 ],
             )
         )
-        await asyncio.wait_for(event.wait(), 60)
+        await diagnosed
+
+    def link_text(self, typed: str) -> str:
+        """The text of a link being typed, up to the cursor, where completion is asked."""
+        return f"[[{typed}"
+
+    def link_to(self, stem: str) -> str:
+        return f"[[{stem}]]"
+
+    async def references(self, uri: str) -> List[Any]:
+        """The pages that link to the page `uri` (asked on its first heading)."""
+        found = await self.client.text_document_references_async(
+            types.ReferenceParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=7, character=2),
+                context=types.ReferenceContext(include_declaration=False),
+            )
+        )
+        return list(found or [])
+
+    @property
+    def pid(self) -> Optional[int]:
+        process = getattr(self.client, "_server", None)
+        return process.pid if process is not None else None
 
     def rss_mb(self, field: str = "VmRSS") -> Optional[float]:
         """The server's resident memory now (VmRSS) or at its peak (VmHWM), from /proc."""
-        process = getattr(self.client, "_server", None)
-        return memory_mb(process.pid, field) if process is not None else None
+        pid = self.pid
+        return memory_mb(pid, field) if pid is not None else None
+
+    def cpu_seconds(self) -> Optional[float]:
+        """The CPU time the server process has used since it started."""
+        pid = self.pid
+        return cpu_seconds(pid) if pid is not None else None
 
     async def stop(self) -> None:
         try:
@@ -261,17 +330,8 @@ async def steady_state(workspace: Path, repeat: int) -> Dict[str, Any]:
     references: List[float] = []
     count = 0
     for _ in range(repeat):
-        found = await timed(
-            references,
-            bench.client.text_document_references_async(
-                types.ReferenceParams(
-                    text_document=types.TextDocumentIdentifier(uri=hub_uri),
-                    position=types.Position(line=7, character=2),
-                    context=types.ReferenceContext(include_declaration=False),
-                )
-            ),
-        )
-        count = len(found or [])
+        found = await timed(references, bench.references(hub_uri))
+        count = len(found)
     results["references"] = references
     results["referenceCount"] = count
 
