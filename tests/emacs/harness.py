@@ -16,10 +16,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Dict, List, Optional
 
 import pytest
 
+from tests.editor_run import ScenarioRun
 from tests.nvim.harness import make_workspace
 from tests.runtime.needs import is_root, unavailable
 
@@ -66,31 +67,10 @@ def find_emacs() -> str:
     unavailable(f"Emacs with eglot is missing: install the Debian packages {' '.join(PACKAGES)}")
 
 
-class EmacsRun:
+class EmacsRun(ScenarioRun):
     """The report of one scenario, plus what is needed to explain a failure."""
 
-    def __init__(self, report: Dict[str, Any], stderr: str, workspace: Path) -> None:
-        self.report = report
-        self.stderr = stderr
-        self.workspace = workspace
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in self.report:
-            raise AssertionError(f"report has no {key!r}; {self.explain()}")
-        return self.report[key]
-
-    def explain(self) -> str:
-        return (
-            f"driver error: {self.report.get('error')}; steps: {self.report.get('steps')}; "
-            f"messages: {self.report.get('messages')}; stderr: {self.stderr[-2000:]}"
-        )
-
-    def ok(self) -> EmacsRun:
-        assert not self.report.get("error"), self.explain()
-        return self
-
-    def page(self, name: str) -> Path:
-        return self.workspace / "EchoesVault" / "pages" / name
+    shown = ("messages",)
 
 
 def run_emacs(

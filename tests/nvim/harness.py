@@ -16,6 +16,8 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
+from tests.editor_run import ScenarioRun
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "nvim-vault"
@@ -52,35 +54,10 @@ def make_workspace(destination: Path, defects: bool = False) -> Path:
     return workspace
 
 
-class NvimRun:
+class NvimRun(ScenarioRun):
     """The report of one scenario, plus what is needed to explain a failure."""
 
-    def __init__(self, report: Dict[str, Any], stderr: str, workspace: Path) -> None:
-        self.report = report
-        self.stderr = stderr
-        self.workspace = workspace
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in self.report:
-            raise AssertionError(f"report has no {key!r}; {self.explain()}")
-        return self.report[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.report.get(key, default)
-
-    def explain(self) -> str:
-        return (
-            f"driver error: {self.report.get('error')}; steps: {self.report.get('steps')}; "
-            f"notifications: {self.report.get('notifications')}; "
-            f"messages: {self.report.get('messages')}; stderr: {self.stderr[-2000:]}"
-        )
-
-    def ok(self) -> NvimRun:
-        assert not self.report.get("error"), self.explain()
-        return self
-
-    def page(self, name: str) -> Path:
-        return self.workspace / "EchoesVault" / "pages" / name
+    shown = ("notifications", "messages")
 
 
 def run_scenario(

@@ -24,6 +24,7 @@ from typing import Any, Dict, List
 
 import pytest
 
+from tests.editor_run import ScenarioRun
 from tests.nvim.harness import make_workspace
 from tests.runtime.needs import debian_install, debian_tool, unavailable
 
@@ -47,31 +48,10 @@ def vim_with_ale() -> str:
     return vim
 
 
-class VimRun:
+class VimRun(ScenarioRun):
     """The report of one scenario, plus what is needed to explain a failure."""
 
-    def __init__(self, report: Dict[str, Any], screen: str, workspace: Path) -> None:
-        self.report = report
-        self.screen = screen
-        self.workspace = workspace
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in self.report:
-            raise AssertionError(f"report has no {key!r}; {self.explain()}")
-        return self.report[key]
-
-    def explain(self) -> str:
-        return (
-            f"driver error: {self.report.get('error')}; steps: {self.report.get('steps')}; "
-            f"selects: {self.report.get('selects')}; messages: {self.report.get('messages')}"
-        )
-
-    def ok(self) -> VimRun:
-        assert not self.report.get("error"), self.explain()
-        return self
-
-    def page(self, name: str) -> Path:
-        return self.workspace / "EchoesVault" / "pages" / name
+    shown = ("selects", "messages")
 
 
 def run_in_terminal(command: List[str], cwd: Path, env: Dict[str, str]) -> str:
