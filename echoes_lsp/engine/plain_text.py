@@ -10,8 +10,12 @@ import re
 from typing import List, Optional
 
 FENCE = re.compile(r"^\s*(```|~~~)")
+# The longest line rendered: the inline expressions below can take time that grows with the
+# square of a line's length on hostile text, so a longer line is cut first (a hover is read by a
+# person; a line this long is not read to its end).
+MAX_LINE = 1000
 HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)(.*?)(?:\s+#+)?\s*$")
-QUOTE = re.compile(r"^\s{0,3}>\s?")
+QUOTES = re.compile(r"(?:[ \t]{0,3}>[ \t]?)+")
 CALLOUT = re.compile(r"^\[!([\w-]+)\][+-]?\s*")
 RULE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
@@ -43,11 +47,14 @@ def markdown_to_plain(markdown: str) -> str:
 
 def plain_line(line: str) -> str:
     """One line outside code blocks: its block marks dropped, its inline syntax rendered."""
+    if len(line) > MAX_LINE:
+        line = line[:MAX_LINE] + "…"
     if RULE.match(line):
         return ""
-    quoted = QUOTE.match(line) is not None
-    while QUOTE.match(line):
-        line = QUOTE.sub("", line, count=1)
+    quotes = QUOTES.match(line)
+    quoted = quotes is not None
+    if quotes is not None:
+        line = line[quotes.end() :]
     callout = CALLOUT.match(line) if quoted else None
     if callout is not None:  # `> [!warning] Title` reads "Warning: Title"
         rest = line[callout.end() :]

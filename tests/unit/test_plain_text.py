@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from echoes_lsp.engine.plain_text import markdown_to_plain
+from echoes_lsp.engine import plain_text
+from echoes_lsp.engine.plain_text import markdown_to_plain, plain_line
+from tests.step_count import count_steps
 
 
 def test_block_marks_are_dropped() -> None:
@@ -37,3 +39,18 @@ def test_a_masked_value_stays_masked() -> None:
     assert (
         markdown_to_plain(f"Use **{stars}** or {stars} here") == f"Use **{stars}** or {stars} here"
     )
+
+
+def test_a_run_of_quote_marks_is_dropped_in_one_match() -> None:
+    """Stripping one `>` at a time copied the line once per mark: on a pasted run of them the
+    hover took time that grew with the square of its length."""
+    line = ">" * 900 + " quoted"
+    assert plain_line(line) == "quoted"
+    assert count_steps(plain_line, line, (plain_text.__file__,), budget=200) < 200
+
+
+def test_a_line_past_the_limit_is_cut_before_it_is_rendered() -> None:
+    """The inline expressions are bounded by the line they read: a 256 KB line of link openers
+    is cut to `MAX_LINE` characters first."""
+    assert plain_line("[[" * 131_072) == "[[" * (plain_text.MAX_LINE // 2) + "…"
+    assert plain_line("a" * plain_text.MAX_LINE) == "a" * plain_text.MAX_LINE
