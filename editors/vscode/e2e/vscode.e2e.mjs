@@ -296,6 +296,25 @@ class Workbench {
     await this.page.locator('.editor-instance .monaco-editor .view-lines').first().click();
   }
 
+  /** The file `name` active, its first lines in view: whatever editor an earlier step left in
+   * front or wherever it scrolled, the file is opened again and the cursor put at its start. */
+  async showTop(name) {
+    await this.openFile(name);
+    await this.page.keyboard.press('Control+Home');
+  }
+
+  /** The texts of the lines the editor draws, no-break spaces as spaces. */
+  async linesInView() {
+    const lines = await this.page.locator('.editor-instance .view-lines .view-line').allInnerTexts();
+    return lines.map((text) => text.replace(/\s+/g, ' '));
+  }
+
+  /** What the editor draws: the active tab and the lines in view (no-break spaces as spaces). */
+  async shownText() {
+    const tab = await this.page.locator('.tab.active').first().innerText({ timeout: 2000 }).catch(() => '?');
+    return `active tab ${JSON.stringify(tab.trim())}, lines in view ${JSON.stringify(await this.linesInView())}`;
+  }
+
   async problemsText() {
     return (await this.page.locator('.markers-panel').first().innerText({ timeout: 2000 })).replace(/\s+/g, ' ');
   }
@@ -529,17 +548,20 @@ async function main() {
     await test(
       '2c. an inlay hint after [[authentication#^boundary]] shows the first line of the block',
       async () => {
-        await wb.focusEditor();
         // The hint is text the editor draws after the link, in the link's line (cut by
-        // editor.inlayHints.maximumLength).
+        // editor.inlayHints.maximumLength). When the line is not in view, the page is shown again.
         await waitFor(
           async () => {
-            const lines = await page.locator('.editor-instance .view-lines .view-line').allInnerTexts();
-            const line = lines.map((text) => text.replace(/\s+/g, ' ')).find((text) => text.includes('[[authentication#^boundary]]'));
+            const line = (await wb.linesInView()).find((text) => text.includes('[[authentication#^boundary]]'));
+            if (line === undefined) {
+              await wb.showTop(PAGE);
+            }
             return line && /\]\] ?Tokens are validated at the service/.test(line) && line;
           },
           { timeout: 30000, message: "the block's first line after the link" },
-        );
+        ).catch(async (error) => {
+          throw new Error(`${error.message}; ${await wb.shownText()}`);
+        });
       },
       { needs: ['1. open a page with known defects'] },
     );
@@ -566,6 +588,9 @@ async function main() {
         const found = await waitFor(
           async () => {
             const { 'missing-page': missing, authentication } = await colours();
+            if (!missing) {
+              await wb.showTop(PAGE);
+            }
             return (
               missing?.text === 'missing-page' &&
               authentication?.text === 'authentication' &&
@@ -575,7 +600,7 @@ async function main() {
           },
           { timeout: 30000, message: `missing-page as its own token in ${INVALID_COLOURS.join(' or ')}, apart from authentication` },
         ).catch(async (error) => {
-          throw new Error(`${error.message}; seen: ${JSON.stringify(await colours())}`);
+          throw new Error(`${error.message}; seen: ${JSON.stringify(await colours())}; ${await wb.shownText()}`);
         });
         log(`unresolved link ${found.missing.color}, resolved link ${found.authentication.color}`);
       },
