@@ -58,7 +58,7 @@ from .lsp_convert import (
 from .save_safety import SaveSafety
 from .scheduler import Scheduler
 from .token_rows import RowMemory
-from .transport import strict_converter
+from .transport import EchoesProtocol, strict_converter
 from .vault_folder import Folder
 
 log = logging.getLogger("echoes_lsp")
@@ -149,7 +149,10 @@ class EchoesServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__(
-            "echoes-lsp", __version__, converter_factory=strict_converter(default_converter)
+            "echoes-lsp",
+            __version__,
+            protocol_cls=EchoesProtocol,
+            converter_factory=strict_converter(default_converter),
         )
         self.settings = Settings()
         # What the client declared it can do (`initialize`); one rule for every feature.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, Iterable, List, Optional, Sequence
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -24,6 +24,31 @@ LSP_SEVERITY = {
     INFORMATION: types.DiagnosticSeverity.Information,
     HINT: types.DiagnosticSeverity.Hint,
 }
+
+
+class JsonText(str):
+    """A request's result already written as JSON (ASCII, as `json.dumps` writes it), sent as it
+    is (`transport.EchoesProtocol`). For the answers that list a whole page (its folding ranges,
+    inlay hints, semantic tokens): thousands of protocol objects, or even of plain dictionaries
+    and integers, cost milliseconds to convert and encode on every request, while the text of
+    each part can be made once and kept between requests."""
+
+
+def json_list(parts: Iterable[str]) -> JsonText:
+    """A JSON array of items each already written as JSON."""
+    return JsonText("[" + ",".join(parts) + "]")
+
+
+# The JSON text of the small integers (semantic tokens are mostly integers under a hundred).
+SMALL_INTS = tuple(map(str, range(4096)))
+
+
+def json_ints(numbers: Sequence[int]) -> str:
+    """Non-negative integers as the items of a JSON array, without the brackets."""
+    try:
+        return ",".join(map(SMALL_INTS.__getitem__, numbers))
+    except IndexError:  # a column or line delta past the table: rare, and slower
+        return ",".join(map(str, numbers))
 
 
 def is_text(text: str) -> bool:

@@ -20,7 +20,6 @@ from collections import OrderedDict
 from itertools import chain, compress, groupby, repeat
 from operator import attrgetter, is_not, itemgetter, or_, sub
 from typing import (
-    Any,
     Callable,
     Dict,
     FrozenSet,
@@ -43,7 +42,7 @@ from ..engine.markdown import BlockId, Heading, Link, Structure, fenced_ranges, 
 from ..engine.token_spans import Resolver, link_spans
 from ..engine.vault import Vault, key_of
 from ..runtime import echoes_vault as rules
-from .lsp_convert import Columns
+from .lsp_convert import Columns, json_ints
 
 # The key of a row that depends on this page's own headings and blocks, and of one that depends
 # on an asset (any asset change drops it).
@@ -110,13 +109,15 @@ def missing(items: Sequence[Optional[object]]) -> Iterator[int]:
 
 class Row(NamedTuple):
     """One line's tokens: the protocol's five integers per token, less the first token's line
-    delta (set when the row is placed), and the keys whose change makes it stale."""
+    delta (set when the row is placed), the keys whose change makes it stale, and the
+    integers as JSON (an answer is written from the rows' texts)."""
 
     data: Tuple[int, ...]
     keys: FrozenSet[str]
+    json: str
 
 
-EMPTY_ROW = Row((), frozenset())
+EMPTY_ROW = Row((), frozenset(), "")
 
 
 def fenced_lines(text: str, lines: Sequence[str]) -> List[Tuple[int, int]]:
@@ -192,8 +193,8 @@ class DocumentRows:
         self.tokens: Rows[Row] = Rows(row_keys)
         self.hints: Rows[HintRow] = Rows(hint_keys)
         self.hint_settings: Tuple[bool, bool] = (True, True)
-        # the hints of each line number as last answered: (row, the protocol's hint objects)
-        self._placed_hints: Dict[int, Tuple[HintRow, List[Any]]] = {}
+        # the hints of each line number as last answered: (row, their JSON)
+        self._placed_hints: Dict[int, Tuple[HintRow, str]] = {}
         # this page's headings and blocks, and the lines that hold them, when last read
         self.own = Structure([], [], [])
         self.own_marks: Tuple[Tuple[LineFacts, ...], Tuple[int, ...]] = ((), ())
@@ -244,8 +245,8 @@ class DocumentRows:
         self.result_id, self._data = result_id, data
         return before
 
-    def placed_hints(self, number: int, row: HintRow, make: Callable[[], List[Any]]) -> List[Any]:
-        """The protocol's hints of line `number`, made again only when its row changed."""
+    def placed_hints(self, number: int, row: HintRow, make: Callable[[], str]) -> str:
+        """The JSON of the hints of line `number`, made again only when its row changed."""
         known = self._placed_hints.get(number)
         if known is None or known[0] is not row:
             known = self._placed_hints[number] = (row, make())
@@ -347,7 +348,7 @@ def make_row(
                 continue
             data.extend((0, start - previous, end - start, span.kind, span.modifiers))
             previous = start
-    return Row(tuple(data[1:]), frozenset(keys))
+    return Row(tuple(data[1:]), frozenset(keys), json_ints(data[1:]))
 
 
 def dependencies(link: Link, resolver: Resolver) -> Tuple[str, ...]:
@@ -386,16 +387,21 @@ def token_steps(
             yield
     datas = list(map(itemgetter(0), cast(List[Row], lines)))  # every line has its row now
     numbers = list(compress(found.numbers, datas))
-    datas = list(compress(datas, datas))
-    deltas = map(sub, numbers, [placed.previous] + numbers[:-1])
-    placed.data.extend(chain.from_iterable(chain.from_iterable(zip(zip(deltas), datas))))
+    shown = list(compress(cast(List[Row], lines), datas))
+    deltas = list(map(sub, numbers, [placed.previous] + numbers[:-1]))
+    placed.data.extend(
+        chain.from_iterable(chain.from_iterable(zip(zip(deltas), map(itemgetter(0), shown))))
+    )
+    placed.json.extend(map("{},{}".format, deltas, map(attrgetter("json"), shown)))
 
 
 class Placed(NamedTuple):
-    """The protocol's integers of an answer so far, and the line of its last token."""
+    """The protocol's integers of an answer so far, the line of its last token, and the same
+    integers as JSON, in pieces."""
 
     data: List[int]
     previous: int
+    json: List[str]
 
 
 class HintRow(NamedTuple):

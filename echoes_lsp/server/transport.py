@@ -10,6 +10,7 @@ type without answering. Here a bad frame is answered or dropped and reading resu
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import logging
 import os
@@ -17,13 +18,16 @@ import re
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Any, Awaitable, BinaryIO, Callable, Coroutine, Dict, List, Optional, Union
+from typing import Any, Awaitable, BinaryIO, Callable, Coroutine, Dict, List, Optional, Set, Union
 
 import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pygls.protocol import JsonRPCProtocol
+from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCResponseMessage
 from pygls.server import JsonRPCServer
+
+from .lsp_convert import JsonText
 
 log = logging.getLogger("echoes_lsp")
 
@@ -253,25 +257,48 @@ def lenient_show_document(obj: Any, _type: Any) -> types.ShowDocumentResult:
     return types.ShowDocumentResult(success=success is True)
 
 
-def tokens_as_json(tokens: types.SemanticTokens) -> Dict[str, Any]:
-    """Semantic tokens as JSON, their integers passed as they are: the generic path converts
-    each of a page's tens of thousands of integers one by one."""
-    found: Dict[str, Any] = {"data": tokens.data}
-    if tokens.result_id is not None:
-        found["resultId"] = tokens.result_id
-    return found
-
-
 def strict_converter(factory: Callable[[], cattrs.Converter]) -> Callable[[], cattrs.Converter]:
     def make() -> cattrs.Converter:
         converter = factory()
         converter.register_structure_hook(types.Position, strict_position)
         converter.register_structure_hook(types.ShowDocumentResult, lenient_show_document)
-
-        converter.register_unstructure_hook(types.SemanticTokens, tokens_as_json)
         return converter
 
     return make
+
+
+class EchoesProtocol(LanguageServerProtocol):
+    """pygls's protocol, but a `JsonText` result is written as it is rather than encoded."""
+
+    def __init__(self, server: Any, converter: cattrs.Converter) -> None:
+        super().__init__(server, converter)
+        self._writes: Set[asyncio.Future[Any]] = set()
+
+    def _send_data(self, data: Any) -> None:
+        if isinstance(data, JsonRPCResponseMessage) and isinstance(data.result, JsonText):
+            self._write_body(
+                f'{{"id":{json.dumps(data.id)},"jsonrpc":"2.0","result":{data.result}}}'
+            )
+        else:
+            super()._send_data(data)
+
+    def _write_body(self, body: str) -> None:
+        """What pygls does with the JSON text of a message: headers, UTF-8, the writer."""
+        if self.writer is None:
+            log.error("no output to write a response to")
+            return
+        encoded = body.encode(self.CHARSET)
+        if self._include_headers:
+            header = (
+                f"Content-Length: {len(encoded)}\r\n"
+                f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            )
+            encoded = header.encode(self.CHARSET) + encoded
+        written = self.writer.write(encoded)
+        if inspect.isawaitable(written):  # a WebSocket's writer: the send is a task
+            task = asyncio.ensure_future(written)
+            self._writes.add(task)
+            task.add_done_callback(self._writes.discard)
 
 
 def describe(error: BaseException) -> str:

@@ -65,6 +65,18 @@ async def test_positions_after_non_ascii_text_and_a_masked_secret(shared: Sessio
     assert SECRET[:8] not in str(found)
 
 
+async def test_labels_with_quotes_backslashes_and_controls_arrive_as_written(
+    shared: Session,
+) -> None:
+    """The server writes each hint's JSON itself: every character a label can hold must be
+    escaped as JSON requires."""
+    page = shared.page("tokens.md")
+    said = 'Say "hi" to C:\\temp\\new é\t\u2028then 🎫 ^said'
+    text = page.read_text(encoding="utf-8") + f"\n{said}\n\nSee [[#^said]]\n"
+    found = await hints(shared, shared.open(page, text))
+    assert placed(found) == [(after(shared, text, "See [[#^said]]"), said[: -len(" ^said")])]
+
+
 async def test_only_the_lines_asked_for(shared: Session) -> None:
     page = shared.page("auth.md")
     text = page.read_text(encoding="utf-8")

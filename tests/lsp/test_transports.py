@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Dict, TypeVar
+from typing import Any, Awaitable, Callable, Dict, Optional, TypeVar
 
 import pytest
 
@@ -62,14 +62,16 @@ Ask = Callable[..., Awaitable[Dict[str, Any]]]
 
 async def over_websocket(websockets: Any, port: int, exchange: Callable[[Ask], Awaitable[T]]) -> T:
     """Connect (retrying while the server starts) and run `exchange` with an `ask` that sends
-    one message and returns the answer (or, with `answered=False`, only sends it)."""
+    one message and returns the next message received (or, with `answered=False`, only sends
+    it; with None, only receives)."""
     deadline = time.monotonic() + 20
     while True:
         try:
             async with websockets.connect(f"ws://127.0.0.1:{port}") as connection:
 
-                async def ask(text: str, answered: bool = True) -> Dict[str, Any]:
-                    await connection.send(text)
+                async def ask(text: Optional[str], answered: bool = True) -> Dict[str, Any]:
+                    if text is not None:  # None: the next message, sending nothing
+                        await connection.send(text)
                     if not answered:
                         return {}
                     return json.loads(await asyncio.wait_for(connection.recv(), 20))  # type: ignore[no-any-return]
@@ -175,6 +177,82 @@ def test_websocket_messages_follow_the_same_rules() -> None:
         assert answers["initialize"]["id"] == 1
         assert answers["typed"]["error"]["code"] == -32602
         assert server.wait(20) == 1
+    finally:
+        server.kill()
+        server.wait(10)
+
+
+PAGE = "---\ntype: note\nstack: []\nstatus: active\nsummary: Folds.\n---\n\n# Title\n\nText.\n"
+
+
+def page_messages(root: Path) -> Dict[str, Any]:
+    """`initialize` for a vault in `root`, and the messages that open one page of it and ask
+    for its folding ranges (an answer the server writes as JSON text of its own)."""
+    page = root / "EchoesVault" / "pages" / "folds.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(PAGE, encoding="utf-8")
+    uri = page.as_uri()
+    document = {"uri": uri, "languageId": "markdown", "version": 1, "text": PAGE}
+    return {
+        "initialize": {**INITIALIZE, "params": {"capabilities": {}, "rootUri": root.as_uri()}},
+        "initialized": {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        "open": {
+            "jsonrpc": "2.0",
+            "method": "textDocument/didOpen",
+            "params": {"textDocument": document},
+        },
+        "folds": {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "textDocument/foldingRange",
+            "params": {"textDocument": {"uri": uri}},
+        },
+    }
+
+
+# The page's frontmatter (lines 0-5, imports) and its section (lines 7-9, region).
+FOLDS = [
+    {"startLine": 0, "endLine": 5, "startCharacter": 3, "endCharacter": 3, "kind": "imports"},
+    {"startLine": 7, "endLine": 9, "startCharacter": 7, "endCharacter": 5, "kind": "region"},
+]
+
+
+def test_an_answer_written_as_json_text_crosses_tcp_whole(tmp_path: Path) -> None:
+    messages = page_messages(tmp_path)
+    port = free_port()
+    server = start("--tcp", port)
+    try:
+        with connect(port, time.monotonic() + 20) as connection:
+            stream = connection.makefile("rb")
+            for name in ("initialize", "initialized", "open", "folds"):
+                connection.sendall(frame(messages[name]))
+            answer = read_message(stream)
+            while answer.get("id") != 2:  # the initialize answer, notifications
+                answer = read_message(stream)
+        assert answer == {"id": 2, "jsonrpc": "2.0", "result": FOLDS}
+    finally:
+        server.kill()
+        server.wait(10)
+
+
+def test_an_answer_written_as_json_text_is_one_websocket_message(tmp_path: Path) -> None:
+    websockets = pytest.importorskip("websockets.asyncio.client")
+    messages = page_messages(tmp_path)
+    port = free_port()
+    server = start("--ws", port)
+
+    async def exchange(ask: Ask) -> Dict[str, Any]:
+        await ask(json.dumps(messages["initialize"]))
+        for name in ("initialized", "open"):
+            await ask(json.dumps(messages[name]), answered=False)
+        answer = await ask(json.dumps(messages["folds"]))
+        while answer.get("id") != 2:  # notifications sent meanwhile
+            answer = await ask(None)
+        return answer
+
+    try:
+        answer = asyncio.run(over_websocket(websockets, port, exchange))
+        assert answer == {"id": 2, "jsonrpc": "2.0", "result": FOLDS}
     finally:
         server.kill()
         server.wait(10)

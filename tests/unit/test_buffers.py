@@ -68,6 +68,30 @@ def test_an_edit_gives_what_pygls_gives(
     assert ours.source == theirs.source
 
 
+@settings(max_examples=200, deadline=None)
+@given(text=TEXTS, encoding=st.sampled_from(sorted(ENCODINGS)), data=st.data())
+def test_a_run_of_edits_gives_what_pygls_gives(
+    text: str, encoding: str, data: st.DataObject
+) -> None:
+    """The line starts kept from one edit serve the next: any that went stale would put a
+    later edit in the wrong place."""
+    ours, theirs = documents(text, encoding)
+    for _ in range(data.draw(st.integers(min_value=2, max_value=6))):
+        places = boundaries(ours.source, encoding)
+        start = data.draw(st.sampled_from(places))
+        end = data.draw(
+            st.sampled_from(
+                [p for p in places if (p.line, p.character) >= (start.line, start.character)]
+            )
+        )
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(start=start, end=end), text=data.draw(TEXTS)
+        )
+        ours.apply_change(change)
+        theirs.apply_change(change)
+        assert ours.source == theirs.source
+
+
 def edit(
     document: TextDocument, line: int, character: int, end_line: int, end: int, text: str
 ) -> str:

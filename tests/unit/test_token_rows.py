@@ -103,7 +103,7 @@ def test_a_reload_of_the_vault_drops_every_kept_row(tmp_path: Path) -> None:
     def tokens() -> List[int]:
         found = rows.current(lines, [(0, 1)])
         resolver = Resolver(vault, None, rows.own_structure(found))
-        placed = Placed([], 0)
+        placed = Placed([], 0, [])
         for _ in token_steps(rows, found, resolver, Columns(), placed):
             pass
         return placed.data

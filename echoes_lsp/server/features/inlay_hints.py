@@ -4,8 +4,9 @@ to a deprecated page, `deprecated → replacement`. Each is behind a setting
 
 from __future__ import annotations
 
+import json
 from functools import partial
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
 from lsprotocol import types
 
@@ -13,7 +14,7 @@ from ...engine.hint_texts import HintMaker
 from ...engine.token_spans import links_between
 from ...engine.vault import read_text
 from ..echoes_server import EchoesServer
-from ..lsp_convert import path_to_uri
+from ..lsp_convert import JsonText, json_list, path_to_uri
 from ..token_rows import HintRow, line_hints
 from . import Feature
 from .document_context import load_analysed, locate
@@ -38,12 +39,10 @@ class LinesOf:
         return text.split("\n") if text is not None else None
 
 
-async def inlay_hints(
-    ls: EchoesServer, params: types.InlayHintParams
-) -> Optional[List[types.InlayHint]]:
+async def inlay_hints(ls: EchoesServer, params: types.InlayHintParams) -> Optional[JsonText]:
     settings = ls.settings
     if not (settings.hint_block_text or settings.hint_deprecated):
-        return []
+        return json_list(())
     uri = params.text_document.uri
     first, last = params.range.start.line, params.range.end.line
     if last - first > FEW_LINES or model_behind(ls, uri):
@@ -60,16 +59,10 @@ async def inlay_hints(
     )
     found = maker.hints(links, settings.hint_block_text, settings.hint_deprecated)
     lines, columns = document.lines, ls.columns
-    return [
-        types.InlayHint(
-            position=types.Position(
-                line=hint.line, character=columns.to_client(lines[hint.line], hint.column)
-            ),
-            label=hint.label,
-            padding_left=True,
-        )
+    return json_list(
+        hint_json(hint.line, columns.to_client(lines[hint.line], hint.column), hint.label)
         for hint in found
-    ]
+    )
 
 
 def model_behind(ls: EchoesServer, uri: str) -> bool:
@@ -79,30 +72,30 @@ def model_behind(ls: EchoesServer, uri: str) -> bool:
     return located is not None and located[0].vault.overlays.get(located[1]) is not text
 
 
-def kept_hints(ls: EchoesServer, kept: Kept, first: int, last: int) -> List[types.InlayHint]:
+def kept_hints(ls: EchoesServer, kept: Kept, first: int, last: int) -> JsonText:
     """The hints of the lines `first`..`last` of an open document, from its kept rows; the
-    hints of a line are made again only when its number, text or row changed."""
+    JSON of a line's hints is made again only when its number, text or row changed."""
     settings = (ls.settings.hint_block_text, ls.settings.hint_deprecated)
     maker = HintMaker(kept.vault, kept.entry, kept.own, kept.lines, LinesOf(ls))
-    found: List[types.InlayHint] = []
-    for number, text, row in line_hints(
-        kept.rows, kept.found.between(first, last), maker, settings
-    ):
-        found.extend(
-            kept.rows.placed_hints(number, row, partial(hint_objects, ls, number, text, row))
+    return json_list(
+        kept.rows.placed_hints(number, row, partial(line_json, ls, number, text, row))
+        for number, text, row in line_hints(
+            kept.rows, kept.found.between(first, last), maker, settings
         )
-    return found
+    )
 
 
-def hint_objects(ls: EchoesServer, number: int, text: str, row: HintRow) -> List[types.InlayHint]:
-    return [
-        types.InlayHint(
-            position=types.Position(line=number, character=ls.columns.to_client(text, column)),
-            label=label,
-            padding_left=True,
-        )
-        for column, label in row.hints
-    ]
+def line_json(ls: EchoesServer, number: int, text: str, row: HintRow) -> str:
+    """The hints of one line, as the JSON items of a list."""
+    return ",".join(
+        hint_json(number, ls.columns.to_client(text, column), label) for column, label in row.hints
+    )
+
+
+def hint_json(line: int, character: int, label: str) -> str:
+    """An `InlayHint` as JSON."""
+    position = f'{{"line":{line},"character":{character}}}'
+    return f'{{"position":{position},"label":{json.dumps(label)},"paddingLeft":true}}'
 
 
 FEATURES = [

@@ -31,7 +31,7 @@ from ...engine.token_spans import (
 )
 from ...engine.vault import Entry, Vault
 from ..echoes_server import EchoesServer, sliced
-from ..lsp_convert import Columns
+from ..lsp_convert import Columns, JsonText, json_ints
 from ..token_rows import (
     MAX_LINES,
     MAX_TEXT,
@@ -127,27 +127,38 @@ async def kept_document(ls: EchoesServer, uri: str) -> Optional[Kept]:
     return Kept(rows, vault, vault.entry(path), is_page, lines, found, own)
 
 
-async def kept_rows(ls: EchoesServer, uri: str) -> Optional[Tuple[DocumentRows, List[int]]]:
-    """The full answer of an open document, made of kept rows."""
+async def kept_rows(ls: EchoesServer, uri: str) -> Optional[Tuple[DocumentRows, List[int], str]]:
+    """The full answer of an open document, made of kept rows: its integers, and the same as
+    JSON (the rows' texts joined, unless the answer is cut at `FULL_LIMIT` tokens)."""
     kept = await kept_document(ls, uri)
     if kept is None:
         return None
     keys = key_spans(kept.lines) if kept.is_page else []
-    placed = Placed(encode(keys, kept.lines, ls.columns), keys[-1].line if keys else 0)
+    data = encode(keys, kept.lines, ls.columns)
+    placed = Placed(data, keys[-1].line if keys else 0, [json_ints(data)] if data else [])
     resolver = Resolver(kept.vault, kept.entry, kept.own)
     await sliced(token_steps(kept.rows, kept.found, resolver, ls.columns, placed))
-    return kept.rows, placed.data[: FULL_LIMIT * 5]
+    if len(placed.data) > FULL_LIMIT * 5:
+        cut = placed.data[: FULL_LIMIT * 5]
+        return kept.rows, cut, json_ints(cut)
+    return kept.rows, placed.data, ",".join(placed.json)
 
 
-def answered(rows: DocumentRows, data: List[int]) -> types.SemanticTokens:
+def answered(rows: DocumentRows, data: List[int], ints: str) -> JsonText:
     """A full answer, kept as the base of the next delta."""
     rows.answered(data, str(next(RESULT_IDS)))
-    return types.SemanticTokens(data=data, result_id=rows.result_id)
+    return tokens_json(ints, rows.result_id)
 
 
-async def full(
-    ls: EchoesServer, params: types.SemanticTokensParams
-) -> Optional[types.SemanticTokens]:
+def tokens_json(ints: str, result_id: str = "") -> JsonText:
+    """`SemanticTokens` as JSON, from its integers as JSON (`json_ints`): a dense page's answer
+    holds tens of thousands of them, which `json.dumps` writes one at a time (result ids are
+    numbers: nothing to escape)."""
+    named = f',"resultId":"{result_id}"' if result_id else ""
+    return JsonText(f'{{"data":[{ints}]{named}}}')
+
+
+async def full(ls: EchoesServer, params: types.SemanticTokensParams) -> Optional[JsonText]:
     kept = await kept_rows(ls, params.text_document.uri)
     if kept is not None:
         return answered(*kept)
@@ -183,20 +194,20 @@ def edit_between(old: List[int], new: List[int]) -> List[types.SemanticTokensEdi
 
 async def delta(
     ls: EchoesServer, params: types.SemanticTokensDeltaParams
-) -> Union[types.SemanticTokens, types.SemanticTokensDelta, None]:
+) -> Union[JsonText, types.SemanticTokensDelta, None]:
     """The change since the answer the client holds; a full answer when it holds another."""
     kept = await kept_rows(ls, params.text_document.uri)
     if kept is None:
         return await whole(ls, params.text_document.uri)
-    rows, data = kept
+    rows, data, ints = kept
     result_id = str(next(RESULT_IDS))
     base_id, base = rows.answered(data, result_id)
     if not base_id or params.previous_result_id != base_id:
-        return types.SemanticTokens(data=data, result_id=result_id)
+        return tokens_json(ints, result_id)
     return types.SemanticTokensDelta(edits=edit_between(base, data), result_id=result_id)
 
 
-async def whole(ls: EchoesServer, uri: str) -> Optional[types.SemanticTokens]:
+async def whole(ls: EchoesServer, uri: str) -> Optional[JsonText]:
     """A full answer made from the whole structure (no rows kept)."""
     document = await document_for(ls, uri)
     if document is None:
@@ -205,12 +216,10 @@ async def whole(ls: EchoesServer, uri: str) -> Optional[types.SemanticTokens]:
     resolver = Resolver(document.vault, document.entry, document.structure)
     steps = span_steps(resolver, document.structure.links, FULL_LIMIT - len(spans))
     found, _cut = await sliced(steps)
-    return types.SemanticTokens(data=encode(spans + found, document.lines, ls.columns))
+    return tokens_json(json_ints(encode(spans + found, document.lines, ls.columns)))
 
 
-async def in_range(
-    ls: EchoesServer, params: types.SemanticTokensRangeParams
-) -> Optional[types.SemanticTokens]:
+async def in_range(ls: EchoesServer, params: types.SemanticTokensRangeParams) -> Optional[JsonText]:
     document = await document_for(ls, params.text_document.uri)
     if document is None:
         return None
@@ -218,7 +227,7 @@ async def in_range(
     spans = key_spans(document.lines, first, last) if document.is_page else []
     resolver = Resolver(document.vault, document.entry, document.structure)
     spans += all_spans(resolver, links_between(document.structure.links, first, last))
-    return types.SemanticTokens(data=encode(spans, document.lines, ls.columns))
+    return tokens_json(json_ints(encode(spans, document.lines, ls.columns)))
 
 
 FEATURES = [

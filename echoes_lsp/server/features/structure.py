@@ -14,13 +14,9 @@ from ...engine.selection import selection_spans
 from ...engine.vault import LEGACY_DAILY
 from ...runtime import echoes_vault as rules
 from ..echoes_server import EchoesServer
+from ..lsp_convert import JsonText, json_list
 from . import Feature
 from .document_context import VaultDocument, load_document
-
-FOLD_KINDS = {
-    "imports": types.FoldingRangeKind.Imports,
-    "region": types.FoldingRangeKind.Region,
-}
 
 
 def markdown_document(ls: EchoesServer, uri: str) -> Optional[VaultDocument]:
@@ -39,26 +35,30 @@ def document_folds(document: VaultDocument, around: Optional[int] = None) -> Lis
     )
 
 
-def folding_ranges(
-    ls: EchoesServer, params: types.FoldingRangeParams
-) -> Optional[List[types.FoldingRange]]:
+def folding_ranges(ls: EchoesServer, params: types.FoldingRangeParams) -> Optional[JsonText]:
+    """A page's `FoldingRange`s, written as JSON: a dense page has more than a thousand."""
     document = markdown_document(ls, params.text_document.uri)
     if document is None:
         return None
     found = within_limit(document_folds(document), ls.support.folding_limit)
-    lines_only = ls.support.folding_lines_only
-    units = document.columns.units
-    return [
-        types.FoldingRange(
-            start_line=fold.start,
-            end_line=fold.end,
-            # Without columns the first line stays in view; with them, all of it does too.
-            start_character=None if lines_only else units(document.lines[fold.start]),
-            end_character=None if lines_only else units(document.lines[fold.end]),
-            kind=FOLD_KINDS.get(fold.kind) if fold.kind else None,
+    if ls.support.folding_lines_only:
+        return json_list(map(fold_json, found))
+    # With columns, each range starts and ends at the end of its line, so the first line stays
+    # in view whole.
+    units, lines = document.columns.units, document.lines
+    return json_list(
+        fold_json(
+            fold,
+            f',"startCharacter":{units(lines[fold.start])},"endCharacter":{units(lines[fold.end])}',
         )
         for fold in found
-    ]
+    )
+
+
+def fold_json(fold: Fold, columns: str = "") -> str:
+    """A `FoldingRange` as JSON (`FoldingRangeKind`'s values are the engine's kind names)."""
+    kind = f',"kind":"{fold.kind}"' if fold.kind else ""
+    return f'{{"startLine":{fold.start},"endLine":{fold.end}{columns}{kind}}}'
 
 
 def _frontmatter(document: VaultDocument) -> Optional[rules.Frontmatter]:
