@@ -11,7 +11,9 @@ request waits. Prints p50 and p95 per request, in milliseconds of wall-clock tim
 server's mean CPU time per request (read from /proc; it also counts any work the server does
 meanwhile, so it is an upper bound),
 then the CPU time of the pure functions behind each request on the same pages, in this process
-(what the server spends, whatever else the machine runs). Not a test: it never fails on timing.
+(what the server spends, whatever else the machine runs): folding ranges both without the
+document's memory of its sections (the first request) and with it, after a one-line edit. Not a
+test: it never fails on timing.
 """
 
 from __future__ import annotations
@@ -244,6 +246,7 @@ def engine_samples(text: str, where: Tuple[int, int], rounds: int) -> Dict[str, 
     frontmatter = rules.parse_frontmatter(split)
     measures: Dict[str, Callable[[], Any]] = {
         "foldingRange": lambda: folds(text, structure, split),
+        "foldingRange after an edit": folds_after_edits(text, line + 1),
         "selectionRange": lambda: selection_spans(
             split, structure, folds(text, structure, split, around=line), line, column, frontmatter
         ),
@@ -256,6 +259,27 @@ def engine_samples(text: str, where: Tuple[int, int], rounds: int) -> Dict[str, 
             measure()
             samples.setdefault(name, []).append((time.process_time() - start) * 1000)
     return samples
+
+
+def folds_after_edits(text: str, line: int) -> Callable[[], Any]:
+    """A call of `folds` with the document's memory (as the server makes it) after a one-line
+    edit: each call folds, in turn, the page with a letter added at the start of `line` and
+    the page as it was (both parsed beforehand, as the server's model has them)."""
+    from echoes_lsp.engine.folding import FoldMemory, folds
+    from echoes_lsp.engine.link_targets import text_structure
+
+    split = text.split("\n")
+    edited = "\n".join([*split[:line], "X" + split[line], *split[line + 1 :]])
+    versions = [(page, text_structure(page, True), page.split("\n")) for page in (text, edited)]
+    memory: FoldMemory = {}
+    folds(*versions[1], memory=memory)
+    calls = [0]
+
+    def fold_next() -> Any:
+        calls[0] += 1
+        return folds(*versions[calls[0] % 2], memory=memory)
+
+    return fold_next
 
 
 def engine_times(lines: int, links: int, line_size: int, rounds: int) -> None:

@@ -3,17 +3,19 @@ callouts, fenced code, list items, tables and the entries of a legacy flat daily
 
 Headings and fences come from `markdown.scan` and `markdown.fenced_ranges`, the frontmatter from
 the runtime's `parse_frontmatter`; only what nothing else parses (quotes, lists, tables) is read
-here, from the lines that can begin or end one (`event_lines`). Every range is whole lines,
-0-based, and spans two lines at least.
+here, from the lines that can begin or end one (`event_lines`), in each heading section as if
+it stood alone: a heading ends every block, so a section's blocks depend on its text alone and
+can be kept by it between calls (`FoldMemory`). Every range is whole lines, 0-based, and spans
+two lines at least.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from itertools import accumulate, repeat
+from bisect import bisect_left, bisect_right
+from itertools import accumulate, chain, repeat
 from operator import itemgetter
-from typing import Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..runtime import echoes_vault as rules
 from .link_targets import outline
@@ -28,6 +30,8 @@ TABLE_DELIMITER = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)
 # A line that can start, continue or end a list item, quote, table or code block.
 EVENT_LINE = re.compile(r"\n(?=[ \t>*+\-_0-9`~|:]|$)")
 THEMATIC_BREAK = re.compile(r" {0,3}([-*_])[ \t]*(\1[ \t]*){2,}$")
+# A page with a heading section longer than this is read whole every time (see `folds`).
+KEPT_SECTION_LINES = 20_000
 
 
 class Fold(NamedTuple):
@@ -38,6 +42,35 @@ class Fold(NamedTuple):
     kind: Optional[str] = None
 
 
+Span = Tuple[int, int]  # the first line of a heading section and the line after its last
+
+
+class SectionFolds(NamedTuple):
+    """The fenced code and blocks of one heading section, as `folds` keeps them between calls
+    under the section's text: its lines as they were numbered when it began on line `origin`."""
+
+    origin: int
+    fences: Tuple[Tuple[int, int], ...]
+    blocks: Tuple[Fold, ...]  # the fenced code, quotes and callouts, list items and tables
+
+    def moved_to(self, line: int) -> SectionFolds:
+        """The same folds for the section beginning on `line` (lines were added or removed
+        above it); a section that did not move, the common case, costs nothing."""
+        if line == self.origin:
+            return self
+        shift = line - self.origin
+        return SectionFolds(
+            line,
+            tuple((first + shift, last + shift) for first, last in self.fences),
+            tuple(Fold(fold.start + shift, fold.end + shift) for fold in self.blocks),
+        )
+
+
+# The folds of each section of the text last folded, by the section's text; owned by the
+# caller (one per document), which passes it to `folds` again after an edit.
+FoldMemory = Dict[str, SectionFolds]
+
+
 def folds(
     text: str,
     structure: Structure,
@@ -45,10 +78,13 @@ def folds(
     is_page: bool = True,
     legacy_daily: bool = False,
     around: Optional[int] = None,
+    memory: Optional[FoldMemory] = None,
 ) -> List[Fold]:
     """Every fold of the text, ordered by start line, outer ranges first; no two share both
-    lines (the first kind found is kept). With `around`, a line, only the blocks of the
-    heading section that holds it are looked for (no block crosses a heading)."""
+    lines (the first kind found is kept). Blocks are looked for in each heading section as if
+    it stood alone (no block crosses a heading), so an edit changes the blocks of its section
+    only: given the `memory` of the previous call, the other sections are not read again. With
+    `around`, a line, only the section that holds it is read (and `memory` is left alone)."""
     if lines is None:
         lines = text.split("\n")
     body = 0
@@ -59,28 +95,115 @@ def folds(
             body = frontmatter.body_line
             if frontmatter.close_line is not None:
                 found.append(Fold(frontmatter.open_line, frontmatter.close_line, IMPORTS))
-    sections = _section_folds(structure, lines)
-    found.extend(sections)
-    fences = fence_lines(text, lines, body)
-    start, stop = body, len(lines)
-    if around is not None:
-        start, stop = _between_headings(structure, around, start, stop)
-        fences = [fence for fence in fences if start <= fence[0] < stop]
-    found.extend(Fold(first, last) for first, last in fences)
-    found.extend(_block_folds(text, lines, (start, stop), fences))
+    found.extend(_section_folds(structure, lines))
+    spans = section_spans(structure, body, len(lines))
+    if around is not None:  # the section that holds the line (the first, before the body)
+        spans = [span for span in spans if span[0] <= around][-1:] or spans[:1]
+    if memory is not None and around is None and _worth_keeping(spans, memory):
+        sections = _remembered(text, lines, spans, memory)
+    else:
+        sections = _read_sections(text, lines, spans, _offset(lines, spans[0][0]) if spans else 0)
+    fences: List[Tuple[int, int]] = []
+    for section in sections:
+        found.extend(section.blocks)
+        fences.extend(section.fences)
     if legacy_daily:
         found.extend(_entry_folds(structure, lines, fences))
     return unique(found)
 
 
-def _between_headings(structure: Structure, line: int, start: int, stop: int) -> Tuple[int, int]:
-    """The lines from the heading at or before `line` to the next heading (within start, stop)."""
-    for heading in structure.headings:
-        if heading.line <= line:
-            start = max(start, heading.line)
+def section_spans(structure: Structure, body: int, count: int) -> List[Span]:
+    """The lines of each heading section: from `body` to the first heading, from each heading
+    to the next, from the last to the end (`count` lines). No fence is open where one begins
+    (`scan` finds no heading in fenced code, and an unclosed fence runs to the end), so the
+    blocks of a section depend on its own text alone."""
+    cuts = [body, *(h.line for h in structure.headings if body < h.line < count), count]
+    return [(start, stop) for start, stop in zip(cuts, cuts[1:]) if start < stop]
+
+
+def _worth_keeping(spans: Sequence[Span], memory: FoldMemory) -> bool:
+    """Whether the sections are short enough to be kept by their text; else `memory` is
+    emptied. A section of more lines than `KEPT_SECTION_LINES` would cost a copy of its text
+    (as long as reading a page of plain lines) and is read again after any edit in it."""
+    if any(stop - start > KEPT_SECTION_LINES for start, stop in spans):
+        memory.clear()
+        return False
+    return True
+
+
+def _offset(lines: Sequence[str], number: int) -> int:
+    """Where line `number` begins in the text the lines were split from (in C-speed steps)."""
+    return sum(map(len, lines[:number])) + number
+
+
+def _remembered(
+    text: str, lines: Sequence[str], spans: Sequence[Span], memory: FoldMemory
+) -> List[SectionFolds]:
+    """The folds of each section, from `memory` when the section's text is there, else read
+    (sections next to each other in one pass); `memory` then holds the sections of this text
+    only, so it never grows beyond one page."""
+    keys = ["\n".join(lines[start:stop]) for start, stop in spans]
+    kept: FoldMemory = {}
+    begin = _offset(lines, spans[0][0]) if spans else 0
+    for run, run_begin in _missing_runs(keys, memory, begin):
+        read = _read_sections(text, lines, [spans[index] for index in run], run_begin)
+        kept.update(zip([keys[index] for index in run], read))
+    sections: List[SectionFolds] = []
+    for (start, _stop), key in zip(spans, keys):
+        section = kept.get(key)
+        section = (memory[key] if section is None else section).moved_to(start)
+        kept[key] = section
+        sections.append(section)
+    memory.clear()
+    memory.update(kept)
+    return sections
+
+
+def _missing_runs(
+    keys: Sequence[str], memory: FoldMemory, begin: int
+) -> Iterator[Tuple[List[int], int]]:
+    """The indexes of the sections not in `memory`, in runs of sections next to each other,
+    each with the offset where it begins (the first section begins at `begin`)."""
+    run: List[int] = []
+    run_begin = begin
+    for index, key in enumerate(keys):
+        if key in memory:
+            if run:
+                yield run, run_begin
+                run = []
         else:
-            return start, min(stop, heading.line)
-    return start, stop
+            if not run:
+                run_begin = begin
+            run.append(index)
+        begin += len(key) + 1
+    if run:
+        yield run, run_begin
+
+
+def _read_sections(
+    text: str, lines: Sequence[str], spans: Sequence[Span], begin: int
+) -> List[SectionFolds]:
+    """The folds of sections next to each other, the first beginning at offset `begin`, in
+    one pass: fences and the lines that can start or end a block are found in the whole run
+    at once (C-speed searches), then each section's blocks are read as if it stood alone."""
+    if not spans:
+        return []
+    first, last = spans[0][0], spans[-1][1]
+    end = len(text) if last >= len(lines) else begin + _offset(lines[first:last], last - first) - 1
+    fences = fence_lines(text[begin:end], first)
+    code = dict(fences)
+    events = event_lines(text, begin, end, first)
+    sections: List[SectionFolds] = []
+    fenced = event = 0
+    for start, stop in spans:
+        fences_end = bisect_left(fences, (stop, -1), fenced)
+        events_end = bisect_left(events, stop, event)
+        own = fences[fenced:fences_end]
+        found = [Fold(opening, closing) for opening, closing in own]
+        found.extend(_section_blocks(lines, (start, stop), events[event:events_end], code))
+        sections.append(SectionFolds(start, tuple(own), tuple(found)))
+        fenced, event = fences_end, events_end
+    return sections
 
 
 def unique(found: Iterable[Fold]) -> List[Fold]:
@@ -123,20 +246,14 @@ def _section_folds(structure: Structure, lines: Sequence[str]) -> List[Fold]:
     return folds_found
 
 
-def fence_lines(text: str, lines: Sequence[str], body: int) -> List[Tuple[int, int]]:
-    """(opening line, closing line) of each fenced code block from line `body` on."""
-    if body >= len(lines):
-        return []
-    begin = line_offset(lines, body)
-    found = fenced_ranges(text[begin:] if begin else text)
-    if not found:
-        return []
+def fence_lines(text: str, first: int = 0) -> List[Tuple[int, int]]:
+    """(opening line, closing line) of each fenced code block of the text, whose first line
+    is line `first`."""
+    found = fenced_ranges(text)
     # The line of an offset is the newlines before it; counted once, in order.
     spans: List[Tuple[int, int]] = []
-    line, counted = body, begin
+    line, counted = first, 0
     for start, end in found:
-        start += begin
-        end += begin
         line += text.count("\n", counted, start)
         end_line = line + text.count("\n", start, end)
         spans.append((line, end_line))
@@ -226,17 +343,17 @@ def table_end(lines: Sequence[str], number: int, body: int, stop: int) -> int:
     return end
 
 
-def _block_folds(
-    text: str, lines: Sequence[str], span: Tuple[int, int], fences: Sequence[Tuple[int, int]]
+def _section_blocks(
+    lines: Sequence[str], span: Span, events: Iterable[int], code: Dict[int, int]
 ) -> List[Fold]:
-    """Block quotes and callouts, list items and tables. Only the lines that can start,
-    continue or end one are read one by one (`event_lines`); a run of plain text lines between
-    them ends every open block at once."""
-    body, stop = span
-    blocks = _Blocks(body - 1)
-    code = {start: end for start, end in fences}
-    previous = body - 1
-    for number in event_lines(text, lines, body, stop):
+    """Block quotes and callouts, list items and tables of one heading section, read as if it
+    stood alone. Only the lines that can start, continue or end one (`events`, those of
+    `event_lines` in the section) are read one by one; a run of plain text lines between them
+    ends every open block at once. `code` maps each opening fence to its closing line."""
+    start, stop = span
+    blocks = _Blocks(start - 1)
+    previous = start - 1
+    for number in chain(events, (stop,)):
         if number <= previous:  # inside fenced code
             continue
         if number > previous + 1:
@@ -252,7 +369,7 @@ def _block_folds(
         if not line or line.isspace():
             blocks.end_quote()
             continue
-        end = table_end(lines, number, body, stop) if "|" in line and "-" in line else -1
+        end = table_end(lines, number, start, stop) if "|" in line and "-" in line else -1
         if end >= 0:
             blocks.table(number - 1, end)
             previous = end
@@ -263,25 +380,16 @@ def _block_folds(
     return blocks.found
 
 
-def event_lines(text: str, lines: Sequence[str], body: int, stop: int) -> List[int]:
-    """The numbers of the lines from `body` to before `stop` that begin with a blank or a block
-    marker (and maybe the line before `stop`), then `stop`. Found by one
-    regular expression search and counted in C-speed steps, so a page of plain text lines costs
-    no Python step per line."""
-    if body >= stop:
-        return [stop]
-    begin = line_offset(lines, body)
-    end = len(text) if stop >= len(lines) else begin + line_offset(lines[body:stop], stop - body)
+def event_lines(text: str, begin: int, end: int, first: int) -> List[int]:
+    """The numbers of the lines that begin with a blank or a block marker among the lines of
+    `text[begin:end]`, the first numbered `first` (an empty last line may be left out: a
+    blank line ends nothing the end does not). Found by one regular expression search and
+    counted in C-speed steps, so a page of plain text lines costs no Python step per line."""
     source = "\n" + text  # the newline before each line stands at the line's own offset
     offsets = [match.start() for match in EVENT_LINE.finditer(source, begin, end)]
-    # the newlines between one event line and the next, added up from `body`
+    # the newlines between one event line and the next, added up from line `first`
     steps = map(text.count, repeat("\n"), [begin, *offsets], offsets)
-    return [*accumulate(steps, initial=body)][1:] + [stop]
-
-
-def line_offset(lines: Sequence[str], number: int) -> int:
-    """Where line `number` begins in the text the lines were split from."""
-    return sum(len(line) + 1 for line in lines[:number])
+    return [*accumulate(steps, initial=first)][1:]
 
 
 def _fenced_interior(fences: Sequence[Tuple[int, int]]) -> Set[int]:

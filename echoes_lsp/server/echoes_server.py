@@ -7,7 +7,8 @@ the runtime). The rest of its state belongs to objects it holds, one per concern
 - `scheduler` (`Scheduler`): debounce timers, status and code-lens notifications, the disk poller
   and background tasks;
 - `renames` (`Renames`): renames this server asked the client for;
-- `token_rows` (`RowMemory`): semantic-token and inlay-hint rows of the open pages.
+- `token_rows` (`RowMemory`): semantic-token and inlay-hint rows of the open pages;
+- `fold_memories` (`FoldMemories`): the folds of each heading section of the open pages.
 
 Features call their methods; none edits their containers. It sits below `server/features/`, which
 import it; `server/app.py` registers the features on it. Nothing here imports a feature module.
@@ -45,6 +46,7 @@ from ..runtime_client import RuntimeCall, RuntimeFailure, run
 from .buffers import Buffers
 from .client_settings import Settings, parse_settings
 from .client_support import ClientSupport, declared
+from .fold_memory import FoldMemories
 from .large_documents import LargeDocuments
 from .lsp_convert import (
     Columns,
@@ -171,6 +173,8 @@ class EchoesServer(LanguageServer):
         self.save_safety = SaveSafety()
         # Semantic-token and inlay-hint rows of the open pages, kept between requests.
         self.token_rows = RowMemory()
+        # The folds of each heading section of the open pages, kept between folding requests.
+        self.fold_memories = FoldMemories()
         self.large_documents = LargeDocuments(self, self.scheduler)
         self._ignored: Set[str] = set()  # URIs already logged as ignored
         # How many diagnostics each open document (by path) shows now: the status's problems in

@@ -86,6 +86,54 @@ async def test_a_page_folds_by_blocks_and_sections(shared: Session) -> None:
     assert all(r.start_character is None and r.end_character is None for r in ranges)
 
 
+EDITED = """---
+type: note
+stack: []
+status: active
+summary: Folds kept between requests.
+---
+
+# Edited
+
+## One
+- item
+  more
+
+## Two
+> quote
+> more
+
+```py
+x = 1
+```
+
+## Three
+| a | b |
+|---|---|
+| 1 | 2 |
+"""
+# One-line edits (line, start, end, new text), each changing the folds: an item made in
+# `## Two`; a line added above every section, which moves them all; the closing fence
+# removed, so that the code runs to the end and `## Three` is no heading any more.
+EDITS = [(15, 0, 0, "- new\n  item\n"), (7, 0, 0, "Moved.\n"), (22, 0, 3, "")]
+
+
+async def test_folds_after_each_edit_are_those_of_a_fresh_document(shared: Session) -> None:
+    uri = shared.open(shared.page("edited.md"), EDITED)
+    before = shape(await fold(shared, uri))
+    lines = EDITED.split("\n")
+    for number, (line, start, end, text) in enumerate(EDITS):
+        shared.edit(uri, line, start, end, text)
+        lines[line] = lines[line][:start] + text + lines[line][end:]
+        lines = "\n".join(lines).split("\n")
+        after = shape(await fold(shared, uri))
+        # the same text in a document never asked before: every section read afresh
+        fresh = shared.open(shared.page(f"edited-{number}.md"), "\n".join(lines))
+        assert after == shape(await fold(shared, fresh))
+        assert after != before
+        before = after
+
+
 async def test_selection_grows_from_the_link_part_to_the_document(shared: Session) -> None:
     uri = shared.open(shared.page("folds.md"), PAGE)
     inside = at(shared, PAGE, "Tokens|", 2)  # in `Tokens`, after the non-BMP character

@@ -160,7 +160,7 @@ LINES = st.sampled_from(
 
 
 def per_line_blocks(lines: Sequence[str], body: int, fences: Sequence[Tuple[int, int]]) -> list:
-    """The block folds read line by line, every plain line too: what `_block_folds` gives
+    """The block folds read line by line, every plain line too: what `_read_sections` gives
     reading only the lines `event_lines` finds."""
     blocks = folding._Blocks(body - 1)
     code = dict(fences)
@@ -191,10 +191,10 @@ def test_reading_only_the_event_lines_finds_what_reading_every_line_finds(
 ) -> None:
     text = "\n".join(lines)
     split = text.split("\n")
-    fences = folding.fence_lines(text, split, 0)
-    assert sorted(folding._block_folds(text, split, (0, len(split)), fences)) == per_line_blocks(
-        split, 0, fences
-    )
+    fences = folding.fence_lines(text)
+    [section] = folding._read_sections(text, split, [(0, len(split))], 0)
+    code = [Fold(first, last) for first, last in fences]
+    assert sorted(section.blocks) == sorted(code + per_line_blocks(split, 0, fences))
 
 
 @settings(max_examples=300, deadline=None)

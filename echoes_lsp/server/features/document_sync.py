@@ -83,6 +83,7 @@ def did_close(ls: EchoesServer, params: types.DidCloseTextDocumentParams) -> Non
     uri = params.text_document.uri
     ls.scheduler.cancel(uri)
     ls.save_safety.closed(uri)
+    ls.fold_memories.closed(uri)
     located = locate(ls, uri, create=False)
     if located is None:
         return

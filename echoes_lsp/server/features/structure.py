@@ -8,7 +8,7 @@ from typing import List, Optional
 
 from lsprotocol import types
 
-from ...engine.folding import Fold, folds, within_limit
+from ...engine.folding import Fold, FoldMemory, folds, within_limit
 from ...engine.highlights import highlights
 from ...engine.selection import selection_spans
 from ...engine.vault import LEGACY_DAILY
@@ -28,10 +28,12 @@ def markdown_document(ls: EchoesServer, uri: str) -> Optional[VaultDocument]:
     return document
 
 
-def document_folds(document: VaultDocument, around: Optional[int] = None) -> List[Fold]:
+def document_folds(
+    document: VaultDocument, around: Optional[int] = None, memory: Optional[FoldMemory] = None
+) -> List[Fold]:
     legacy = document.entry is not None and document.entry.kind == LEGACY_DAILY
     return folds(
-        document.text, document.structure, document.lines, document.is_page, legacy, around
+        document.text, document.structure, document.lines, document.is_page, legacy, around, memory
     )
 
 
@@ -40,7 +42,8 @@ def folding_ranges(ls: EchoesServer, params: types.FoldingRangeParams) -> Option
     document = markdown_document(ls, params.text_document.uri)
     if document is None:
         return None
-    found = within_limit(document_folds(document), ls.support.folding_limit)
+    memory = ls.fold_memories.memory(params.text_document.uri)
+    found = within_limit(document_folds(document, memory=memory), ls.support.folding_limit)
     if ls.support.folding_lines_only:
         return json_list(map(fold_json, found))
     # With columns, each range starts and ends at the end of its line, so the first line stays
