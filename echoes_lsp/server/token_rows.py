@@ -433,11 +433,10 @@ def line_hints(
     rows: DocumentRows, found: Found, maker: HintMaker, settings: Tuple[bool, bool]
 ) -> List[Tuple[int, str, HintRow]]:
     """(number, text, row) of each line that shows hints. Rows that name this page are made
-    again for every request: a block's text may have changed on any line."""
+    again for every request, never kept: a block's text may have changed on any line."""
     if settings != rows.hint_settings:
         rows.hint_settings = settings
         rows.hints.clear()
-    rows.hints.mark([OWN])
     kept = rows.hints.fresh()
     shown = []
     for number, text, facts in zip(found.numbers, found.texts, found.facts):
@@ -445,7 +444,9 @@ def line_hints(
             continue
         row = kept.get(text)
         if row is None:
-            row = kept[text] = hint_row(facts, maker, settings)
+            row = hint_row(facts, maker, settings)
+            if OWN not in row.keys:
+                kept[text] = row
         if row.hints:
             shown.append((number, text, row))
     return shown
