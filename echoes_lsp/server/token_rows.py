@@ -245,11 +245,14 @@ class DocumentRows:
         self.result_id, self._data = result_id, data
         return before
 
-    def placed_hints(self, number: int, row: HintRow, make: Callable[[], str]) -> str:
-        """The JSON of the hints of line `number`, made again only when its row changed."""
+    def placed_hints(
+        self, number: int, text: str, row: HintRow, make: Callable[[int, str, HintRow], str]
+    ) -> str:
+        """The JSON of the hints of line `number` (`make` writes it), made again only when its
+        row changed."""
         known = self._placed_hints.get(number)
         if known is None or known[0] is not row:
-            known = self._placed_hints[number] = (row, make())
+            known = self._placed_hints[number] = (row, make(number, text, row))
         return known[1]
 
     def seed(self, structure: Structure, lines: Sequence[str]) -> None:

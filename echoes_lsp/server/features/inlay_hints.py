@@ -77,8 +77,9 @@ def kept_hints(ls: EchoesServer, kept: Kept, first: int, last: int) -> JsonText:
     JSON of a line's hints is made again only when its number, text or row changed."""
     settings = (ls.settings.hint_block_text, ls.settings.hint_deprecated)
     maker = HintMaker(kept.vault, kept.entry, kept.own, kept.lines, LinesOf(ls))
+    make = partial(line_json, ls)
     return json_list(
-        kept.rows.placed_hints(number, row, partial(line_json, ls, number, text, row))
+        kept.rows.placed_hints(number, text, row, make)
         for number, text, row in line_hints(
             kept.rows, kept.found.between(first, last), maker, settings
         )
