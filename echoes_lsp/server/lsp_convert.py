@@ -43,12 +43,17 @@ def json_list(parts: Iterable[str]) -> JsonText:
 SMALL_INTS = tuple(map(str, range(4096)))
 
 
+def int_texts(numbers: Sequence[int]) -> List[str]:
+    """The JSON text of each of non-negative integers."""
+    try:
+        return list(map(SMALL_INTS.__getitem__, numbers))
+    except IndexError:  # a column or line delta past the table: rare, and slower
+        return list(map(str, numbers))
+
+
 def json_ints(numbers: Sequence[int]) -> str:
     """Non-negative integers as the items of a JSON array, without the brackets."""
-    try:
-        return ",".join(map(SMALL_INTS.__getitem__, numbers))
-    except IndexError:  # a column or line delta past the table: rare, and slower
-        return ",".join(map(str, numbers))
+    return ",".join(int_texts(numbers))
 
 
 def is_text(text: str) -> bool:

@@ -18,7 +18,7 @@ import weakref
 from bisect import bisect_left
 from collections import OrderedDict
 from itertools import chain, compress, groupby, repeat
-from operator import attrgetter, is_not, itemgetter, or_, sub
+from operator import add, attrgetter, is_not, itemgetter, or_, sub
 from typing import (
     Callable,
     Dict,
@@ -42,7 +42,7 @@ from ..engine.markdown import BlockId, Heading, Link, Structure, fenced_ranges, 
 from ..engine.token_spans import Resolver, link_spans
 from ..engine.vault import Vault, key_of
 from ..runtime import echoes_vault as rules
-from .lsp_convert import Columns, json_ints
+from .lsp_convert import Columns, int_texts, json_ints
 
 # The key of a row that depends on this page's own headings and blocks, and of one that depends
 # on an asset (any asset change drops it).
@@ -110,7 +110,7 @@ def missing(items: Sequence[Optional[object]]) -> Iterator[int]:
 class Row(NamedTuple):
     """One line's tokens: the protocol's five integers per token, less the first token's line
     delta (set when the row is placed), the keys whose change makes it stale, and the
-    integers as JSON (an answer is written from the rows' texts)."""
+    integers as JSON, each after a comma (an answer is written from the rows' texts)."""
 
     data: Tuple[int, ...]
     keys: FrozenSet[str]
@@ -351,7 +351,7 @@ def make_row(
                 continue
             data.extend((0, start - previous, end - start, span.kind, span.modifiers))
             previous = start
-    return Row(tuple(data[1:]), frozenset(keys), json_ints(data[1:]))
+    return Row(tuple(data[1:]), frozenset(keys), "," + json_ints(data[1:]))
 
 
 def dependencies(link: Link, resolver: Resolver) -> Tuple[str, ...]:
@@ -395,7 +395,7 @@ def token_steps(
     placed.data.extend(
         chain.from_iterable(chain.from_iterable(zip(zip(deltas), map(itemgetter(0), shown))))
     )
-    placed.json.extend(map("{},{}".format, deltas, map(attrgetter("json"), shown)))
+    placed.json.extend(map(add, int_texts(deltas), map(attrgetter("json"), shown)))
 
 
 class Placed(NamedTuple):
