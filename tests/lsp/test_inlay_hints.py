@@ -125,7 +125,13 @@ async def test_a_changed_target_asks_for_a_refresh(session: Session) -> None:
         assert asyncio.get_event_loop().time() < deadline, "no inlay hint refresh"
         await asyncio.sleep(0.05)
     assert types.WORKSPACE_SEMANTIC_TOKENS_REFRESH in refreshes
-    assert "Tokens last 5 minutes." in [str(h.label) for h in await hints(session, uri)]
+    # On a loaded machine the refresh seen may still be the opening's, sent before the server
+    # read the change: the hints the client asks for then show the new text soon after.
+    labels = [str(h.label) for h in await hints(session, uri)]
+    while "Tokens last 5 minutes." not in labels:
+        assert asyncio.get_event_loop().time() < deadline, f"hints still {labels}"
+        await asyncio.sleep(0.05)
+        labels = [str(h.label) for h in await hints(session, uri)]
 
 
 async def test_turning_a_hint_off_asks_for_a_refresh(
