@@ -17,8 +17,8 @@ import os
 import weakref
 from bisect import bisect_left
 from collections import OrderedDict
-from itertools import chain, compress, groupby, repeat
-from operator import add, attrgetter, is_not, itemgetter, or_, sub
+from itertools import chain, compress, count, groupby, repeat
+from operator import add, attrgetter, is_not, itemgetter, ne, or_, sub
 from typing import (
     Callable,
     Dict,
@@ -36,9 +36,10 @@ from typing import (
     cast,
 )
 
+from ..engine.folding import fence_lines
 from ..engine.fuzzy import Steps
 from ..engine.hint_texts import HintMaker
-from ..engine.markdown import BlockId, Heading, Link, Structure, fenced_ranges, scan
+from ..engine.markdown import BlockId, Heading, Link, Structure, scan
 from ..engine.token_spans import Resolver, link_spans
 from ..engine.vault import Vault, key_of
 from ..runtime import echoes_vault as rules
@@ -58,6 +59,8 @@ HEARD_LIMIT = 1_000
 # Rows are kept for this many documents, the most recently asked first.
 KEPT_DOCUMENTS = 8
 R = TypeVar("R")
+# More lines changed than this since the last request: all the lines are read again.
+EDITED_LINES = 64
 # A request gives way to other requests after making this many rows.
 ROW_SLICE = 2_000
 
@@ -79,6 +82,11 @@ def scan_line(text: str) -> LineFacts:
         return NOTHING
     found = scan(text)
     return LineFacts(tuple(found.links), tuple(found.headings), tuple(found.blocks))
+
+
+def has_marks(facts: LineFacts) -> bool:
+    """Whether a line holds a heading or a block id (this page's own structure)."""
+    return bool(facts.headings or facts.blocks)
 
 
 def facts_by_line(structure: Structure) -> Dict[int, LineFacts]:
@@ -120,23 +128,12 @@ class Row(NamedTuple):
 EMPTY_ROW = Row((), frozenset(), "")
 
 
-def fenced_lines(text: str, lines: Sequence[str]) -> List[Tuple[int, int]]:
-    """The first and last line of each fenced code block (whole lines, as `scan` skips them)."""
-    ranges = fenced_ranges(text)
-    if not ranges:
-        return []
-    found = []
-    line = offset = 0
-    for start, end in ranges:
-        while offset + len(lines[line]) < start:
-            offset += len(lines[line]) + 1
-            line += 1
-        first = line
-        while line + 1 < len(lines) and offset + len(lines[line]) < end:
-            offset += len(lines[line]) + 1
-            line += 1
-        found.append((first, line))
-    return found
+def fenced_lines(text: str, lines: Sequence[str], body: int = 0) -> List[Tuple[int, int]]:
+    """The first and last line of each fenced code block from line `body` on (whole lines, as
+    `scan` skips them): a fence opened in the frontmatter is no fence, as the scan of the whole
+    text reads the body alone."""
+    begin = sum(len(line) + 1 for line in lines[:body])
+    return fence_lines(text[begin:] if begin else text, body)
 
 
 def body_line(lines: Sequence[str], is_page: bool) -> int:
@@ -199,6 +196,12 @@ class DocumentRows:
         self.own = Structure([], [], [])
         self.own_marks: Tuple[Tuple[LineFacts, ...], Tuple[int, ...]] = ((), ())
         self.own_anchors: Optional[str] = None
+        # the lines, code-free stretches and found lines of the last request
+        self._last: Optional[Tuple[Sequence[str], Tuple[Tuple[int, int], ...], Found]] = None
+        # the found lines `own` was made from, and those the last found lines have the same
+        # headings and block ids as (None: not known)
+        self._own_of: Optional[Found] = None
+        self._marks_as: Optional[Found] = None
         self.result_id = ""
         self._data: List[int] = []
         # the files the vault changed since the last request (all of them: `_heard_all`)
@@ -263,9 +266,48 @@ class DocumentRows:
             self._facts.setdefault(text, by_line.get(number, NOTHING))
 
     def current(self, lines: Sequence[str], segments: Sequence[Tuple[int, int]]) -> Found:
-        """The lines of `segments` that hold something. Every step runs over all the lines of a
-        page, so each is a C-speed map or filter rather than a loop of Python steps."""
+        """The lines of `segments` that hold something: the last request's, with the lines
+        that changed since read again, when only a few did and no line was added, removed or
+        moved into or out of fenced code; else read from all the lines."""
         self.settle()
+        self._marks_as = None
+        found = self._edited(lines, segments)
+        if found is None:
+            found = self._read_all(lines, segments)
+        self._last = (lines, tuple(segments), found)
+        if len(self._facts) > 2 * len(lines) + 1_000:  # edits left many behind
+            self.forget_others(set(found.texts))
+        return found
+
+    def _edited(self, lines: Sequence[str], segments: Sequence[Tuple[int, int]]) -> Optional[Found]:
+        """The last request's lines with the few that differ now read again (each line's facts
+        depend on its text alone). Finding them is one C-speed comparison of the two lists."""
+        last = self._last
+        if last is None or len(last[0]) != len(lines) or last[1] != tuple(segments):
+            return None
+        changed = list(compress(count(), map(ne, last[0], lines)))
+        if len(changed) > EDITED_LINES:
+            return None
+        before = last[2]
+        found = Found(list(before.numbers), list(before.texts), list(before.facts))
+        marked = False
+        for number in changed:
+            facts = self.facts_of(lines[number])
+            replaced = found.place(number, lines[number], facts, segments)
+            marked = marked or has_marks(replaced) or has_marks(facts)
+        # no heading or block id came or went: this page's own structure is as before
+        self._marks_as = None if marked else before
+        return found
+
+    def facts_of(self, text: str) -> LineFacts:
+        facts = self._facts.get(text)
+        if facts is None:
+            facts = self._facts[text] = scan_line(text)
+        return facts
+
+    def _read_all(self, lines: Sequence[str], segments: Sequence[Tuple[int, int]]) -> Found:
+        """Every step runs over all the lines of a page, so each is a C-speed map or filter
+        rather than a loop of Python steps."""
         facts: List[Optional[LineFacts]] = list(map(self._facts.get, lines))
         for at in missing(facts):  # lines never seen: the edited ones
             facts[at] = self._facts[lines[at]] = scan_line(lines[at])
@@ -276,8 +318,6 @@ class DocumentRows:
             found.numbers.extend(compress(range(start, stop), holds))
             found.texts.extend(compress(lines[start:stop], holds))
             found.facts.extend(compress(part, holds))  # type: ignore[arg-type]
-        if len(self._facts) > 2 * len(lines) + 1_000:  # edits left many behind
-            self.forget_others(set(found.texts))
         return found
 
     def forget_others(self, current: Set[str]) -> None:
@@ -289,6 +329,10 @@ class DocumentRows:
     def own_structure(self, found: Found) -> Structure:
         """This page's headings and blocks as the text now has them (blocks on their lines);
         rows that depend on them are dropped when they differ from the last request's."""
+        if self._marks_as is not None and self._marks_as is self._own_of:
+            self._own_of = found
+            return self.own
+        self._own_of = found
         headings_of = map(bool, map(itemgetter(1), found.facts))
         blocks_of = list(map(bool, map(itemgetter(2), found.facts)))
         marks = tuple(compress(found.facts, map(or_, headings_of, blocks_of)))
@@ -315,6 +359,25 @@ class Found(NamedTuple):
     numbers: List[int]
     texts: List[str]
     facts: List[LineFacts]
+
+    def place(
+        self, number: int, text: str, facts: LineFacts, segments: Sequence[Tuple[int, int]]
+    ) -> LineFacts:
+        """Put line `number` as it now reads: in, replaced or out (a line holds something when
+        its facts are not `NOTHING` and it lies in one of `segments`); the facts it had."""
+        at = bisect_left(self.numbers, number)
+        present = at < len(self.numbers) and self.numbers[at] == number
+        replaced = self.facts[at] if present else NOTHING
+        holds = facts is not NOTHING and any(start <= number < stop for start, stop in segments)
+        if present and holds:
+            self.texts[at], self.facts[at] = text, facts
+        elif present:
+            del self.numbers[at], self.texts[at], self.facts[at]
+        elif holds:
+            self.numbers.insert(at, number)
+            self.texts.insert(at, text)
+            self.facts.insert(at, facts)
+        return replaced
 
     def between(self, first: int, last: int) -> Found:
         """The lines `first`..`last`."""

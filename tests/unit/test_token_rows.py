@@ -4,8 +4,12 @@ frontmatter, headings and block ids), however the page was edited."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import List, Tuple
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from echoes_lsp.engine.link_targets import text_structure
 from echoes_lsp.engine.token_spans import TARGET, UNRESOLVED, Resolver
@@ -13,6 +17,7 @@ from echoes_lsp.engine.vault import Vault
 from echoes_lsp.server.lsp_convert import Columns
 from echoes_lsp.server.token_rows import (
     DocumentRows,
+    Found,
     Placed,
     RowMemory,
     body_line,
@@ -20,6 +25,8 @@ from echoes_lsp.server.token_rows import (
     segments,
     token_steps,
 )
+
+VAULT = tempfile.mkdtemp(prefix="echoes-rows-")
 
 PAGE = """---
 type: note
@@ -55,10 +62,26 @@ def whole(text: str) -> List[Tuple[int, int, str]]:
 
 
 def per_line(rows: DocumentRows, text: str) -> List[Tuple[int, int, str]]:
+    return listed(current(rows, text))
+
+
+def current(rows: DocumentRows, text: str) -> Found:
     lines = text.split("\n")
-    kept = rows.current(
-        lines, segments(body_line(lines, True), fenced_lines(text, lines), len(lines))
+    return rows.current(
+        lines,
+        segments(
+            body_line(lines, True), fenced_lines(text, lines, body_line(lines, True)), len(lines)
+        ),
     )
+
+
+def own(rows: DocumentRows, kept: Found) -> Tuple[str, List[Tuple[str, int]]]:
+    """This page's anchors and block ids with their lines, as the rows see them."""
+    structure = rows.own_structure(kept)
+    return structure.anchors, [(block.name, block.line) for block in structure.blocks]
+
+
+def listed(kept: Found) -> List[Tuple[int, int, str]]:
     found = []
     for number, facts in zip(kept.numbers, kept.facts):
         found += [(number, link.start, link.target) for link in facts.links]
@@ -82,6 +105,68 @@ def test_edits_that_open_and_close_fences_are_followed(tmp_path: object) -> None
         lines[number] = new
         text = "\n".join(lines)
         assert per_line(rows, text) == whole(text), (number, new)
+
+
+LINES = [
+    "See [[one]] and [[two#Part|alias]].",
+    "# A heading",
+    "## Part [[three]]",
+    "A block line. ^blk",
+    "Plain text.",
+    "a [bracket] only",
+    "",
+    "```",
+    "~~~",
+    "`[[in code]]` and [[four]]",
+    "---",
+    "type: note",
+    "[[#^blk]] here",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    start=st.lists(st.sampled_from(LINES), min_size=1, max_size=25),
+    edits=st.lists(
+        st.tuples(
+            st.floats(0, 1, exclude_max=True),
+            st.sampled_from(["replace", "insert", "delete"]),
+            st.sampled_from(LINES),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+)
+def test_rows_carried_across_edits_find_what_the_whole_scan_finds(
+    start: List[str], edits: List[Tuple[float, str, str]]
+) -> None:
+    """The lines found for one request serve the next, the changed lines read again: after
+    every edit (a line replaced, inserted or removed, fences opened and closed) they must be
+    what a scan of the whole text finds."""
+    rows = DocumentRows(Vault(VAULT), "page.md", "utf-16")
+    lines = list(start)
+    rows.own_structure(current(rows, "\n".join(lines)))
+    for where, kind, new in edits:
+        at = int(where * len(lines))
+        if kind == "replace":
+            lines[at] = new
+        elif kind == "insert":
+            lines.insert(at, new)
+        elif len(lines) > 1:
+            del lines[at]
+        text = "\n".join(lines)
+        kept = current(rows, text)
+        assert listed(kept) == whole(text), (kind, at, new)
+        fresh = DocumentRows(Vault(VAULT), "page.md", "utf-16")
+        assert own(rows, kept) == own(fresh, current(fresh, text)), (kind, at, new)
+
+
+def test_a_fence_opened_in_the_frontmatter_hides_no_link(tmp_path: object) -> None:
+    """The whole-text scan reads the body alone: a line of backticks in the frontmatter opens
+    no code block, so the links after it are links."""
+    rows = DocumentRows(Vault(str(tmp_path)), "page.md", "utf-16")
+    text = "---\n```\n---\nSee [[one]].\n"
+    assert per_line(rows, text) == whole(text) == [(3, 4, "one")]
 
 
 def test_segments_skip_fenced_lines() -> None:

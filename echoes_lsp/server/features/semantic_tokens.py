@@ -122,7 +122,7 @@ async def kept_document(ls: EchoesServer, uri: str) -> Optional[Kept]:
     vault = folder.vault
     is_page = vault.is_page(path)
     body = body_line(lines, is_page)
-    found = rows.current(lines, segments(body, fenced_lines(text, lines), len(lines)))
+    found = rows.current(lines, segments(body, fenced_lines(text, lines, body), len(lines)))
     own = rows.own_structure(found)
     return Kept(rows, vault, vault.entry(path), is_page, lines, found, own)
 
