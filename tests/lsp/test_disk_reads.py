@@ -15,8 +15,12 @@ async def test_stale_page_whose_disk_file_is_a_fifo_still_gets_its_actions(
 ) -> None:
     page = session.page("sessions.md")
     document = session.open(page)
-    page.unlink()
-    os.mkfifo(page)
+    await session.diagnostics(document)  # the server holds the page open, its base hash taken
+    # Replaced in one rename: between an unlink and a mkfifo the page would be missing, and a
+    # server that read it then would see a deleted page rather than a changed one.
+    fifo = page.parents[2] / "sessions.fifo"
+    os.mkfifo(fifo)
+    os.replace(fifo, page)
     session.client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams(
             changes=[types.FileEvent(uri=document, type=types.FileChangeType.Changed)]
