@@ -121,10 +121,10 @@ async def test_a_changed_target_asks_for_a_refresh(session: Session) -> None:
     )
     refreshes = session.client.refreshes  # type: ignore[attr-defined]
     deadline = asyncio.get_event_loop().time() + WAIT
-    while types.WORKSPACE_INLAY_HINT_REFRESH not in refreshes:
-        assert asyncio.get_event_loop().time() < deadline, "no inlay hint refresh"
+    wanted = {types.WORKSPACE_INLAY_HINT_REFRESH, types.WORKSPACE_SEMANTIC_TOKENS_REFRESH}
+    while not wanted <= set(refreshes):  # two requests: they arrive one after the other
+        assert asyncio.get_event_loop().time() < deadline, f"refreshes asked: {refreshes}"
         await asyncio.sleep(0.05)
-    assert types.WORKSPACE_SEMANTIC_TOKENS_REFRESH in refreshes
     # On a loaded machine the refresh seen may still be the opening's, sent before the server
     # read the change: the hints the client asks for then show the new text soon after.
     labels = [str(h.label) for h in await hints(session, uri)]
@@ -152,7 +152,12 @@ async def test_turning_a_hint_off_asks_for_a_refresh(
     while types.WORKSPACE_INLAY_HINT_REFRESH not in bare_client.refreshes:  # type: ignore[attr-defined]
         assert asyncio.get_event_loop().time() < deadline, "no inlay hint refresh"
         await asyncio.sleep(0.05)
-    assert [str(h.label) for h in await hints(session, uri)] == ["Access tokens live 15 minutes."]
+    # Under load the refresh seen may be the opening's, before the new settings were read.
+    labels = [str(h.label) for h in await hints(session, uri)]
+    while labels != ["Access tokens live 15 minutes."]:
+        assert asyncio.get_event_loop().time() < deadline, f"hints still {labels}"
+        await asyncio.sleep(0.05)
+        labels = [str(h.label) for h in await hints(session, uri)]
 
 
 async def test_hints_kept_between_requests_follow_each_edit(shared: Session) -> None:
