@@ -172,6 +172,16 @@ def report(
         )
 
 
+async def after_edits(client: Client, uri: str, middle: int, rounds: int, title: str) -> None:
+    """Edit the line after `middle` `rounds` times, each edit followed by every request."""
+    samples: Dict[str, List[float]] = {}
+    client.cpu = {}
+    for version in range(2, rounds + 2):
+        await client.edit(uri, version, middle + 1)
+        await client.each_request(uri, middle, 10, samples)
+    report(f"{title}, after each of {rounds} edits", samples, client.cpu)
+
+
 async def run(lines: int, rounds: int, links: int, line_size: int) -> None:
     navigation_bench.CAPABILITIES.clear()
     navigation_bench.CAPABILITIES.update(CAPABILITIES)
@@ -188,28 +198,13 @@ async def run(lines: int, rounds: int, links: int, line_size: int) -> None:
         # on the first link of the part in the middle: `About [[page-n]]`
         split = text.split("\n")
         middle = next(n for n in range(lines // 2, lines) if split[n].startswith("About [["))
-        samples: Dict[str, List[float]] = {}
-        client.cpu = {}
-        for version in range(2, rounds + 2):
-            await client.edit(long_uri, version, middle + 1)
-            await client.each_request(long_uri, middle, 10, samples)
-        report(
-            f"A page of {lines:,} lines, a block every few lines, after each of {rounds} edits",
-            samples,
-            client.cpu,
+        await after_edits(
+            client, long_uri, middle, rounds, f"A page of {lines:,} lines, a block every few lines"
         )
         prose_uri = (pages / "prose.md").as_uri()
-        text = prose_page(lines)
-        await client.open(prose_uri, text)
-        samples = {}
-        client.cpu = {}
-        for version in range(2, rounds + 2):
-            await client.edit(prose_uri, version, middle + 1)
-            await client.each_request(prose_uri, middle, 10, samples)
-        report(
-            f"A page of {lines:,} lines, mostly paragraphs, after each of {rounds} edits",
-            samples,
-            client.cpu,
+        await client.open(prose_uri, prose_page(lines))
+        await after_edits(
+            client, prose_uri, middle, rounds, f"A page of {lines:,} lines, mostly paragraphs"
         )
         for title, name, page, (line, character) in (
             (f"A page of {links:,} links", "links.md", many_links(links), (links // 2 + 8, 6)),
