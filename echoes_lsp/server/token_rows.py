@@ -190,8 +190,9 @@ class DocumentRows:
         self.tokens: Rows[Row] = Rows(row_keys)
         self.hints: Rows[HintRow] = Rows(hint_keys)
         self.hint_settings: Tuple[bool, bool] = (True, True)
-        # the hints of each line number as last answered: (row, their JSON)
-        self._placed_hints: Dict[int, Tuple[HintRow, str]] = {}
+        # the hints of each line of the last answer, by (line number, id of its row): the row
+        # (which keeps the id its own) and its JSON
+        self._placed_hints: Dict[Tuple[int, int], Tuple[HintRow, str]] = {}
         # this page's headings and blocks, and the lines that hold them, when last read
         self.own = Structure([], [], [])
         self.own_marks: Tuple[Tuple[LineFacts, ...], Tuple[int, ...]] = ((), ())
@@ -248,15 +249,17 @@ class DocumentRows:
         self.result_id, self._data = result_id, data
         return before
 
-    def placed_hints(
-        self, number: int, text: str, row: HintRow, make: Callable[[int, str, HintRow], str]
-    ) -> str:
-        """The JSON of the hints of line `number` (`make` writes it), made again only when its
-        row changed."""
-        known = self._placed_hints.get(number)
-        if known is None or known[0] is not row:
-            known = self._placed_hints[number] = (row, make(number, text, row))
-        return known[1]
+    def placed_hints(self, shown: HintLines, make: Callable[[int, str, HintRow], str]) -> List[str]:
+        """The JSON of the hints of each line of `shown` (`make` writes one line's), made again
+        only for a line whose number or row changed. Looked up by C-speed maps: a page shows
+        thousands (a line's row is known by identity, and kept alive with its JSON)."""
+        keys = list(zip(shown.numbers, map(id, shown.rows)))
+        placed: List[Optional[Tuple[HintRow, str]]] = list(map(self._placed_hints.get, keys))
+        for at in missing(placed):
+            row = shown.rows[at]
+            placed[at] = (row, make(shown.numbers[at], shown.texts[at], row))
+        self._placed_hints = dict(zip(keys, placed))  # type: ignore[arg-type]
+        return list(map(itemgetter(1), placed))  # type: ignore[arg-type]
 
     def seed(self, structure: Structure, lines: Sequence[str]) -> None:
         """Take the facts of a whole-text structure (the model's), rather than reading each
@@ -495,27 +498,39 @@ def hint_keys(row: HintRow) -> FrozenSet[str]:
     return row.keys
 
 
+class HintLines(NamedTuple):
+    """The lines of a page that show hints: their numbers, texts and rows, in order."""
+
+    numbers: List[int]
+    texts: List[str]
+    rows: List[HintRow]
+
+
 def line_hints(
     rows: DocumentRows, found: Found, maker: HintMaker, settings: Tuple[bool, bool]
-) -> List[Tuple[int, str, HintRow]]:
-    """(number, text, row) of each line that shows hints. Rows that name this page are made
-    again for every request, never kept: a block's text may have changed on any line."""
+) -> HintLines:
+    """The lines of `found` that show hints. Kept rows are looked up and the lines chosen by
+    C-speed maps (a page has thousands); rows that name this page are made again for every
+    request, never kept: a block's text may have changed on any line."""
     if settings != rows.hint_settings:
         rows.hint_settings = settings
         rows.hints.clear()
     kept = rows.hints.fresh()
-    shown = []
-    for number, text, facts in zip(found.numbers, found.texts, found.facts):
-        if not facts.links:
-            continue
-        row = kept.get(text)
-        if row is None:
-            row = hint_row(facts, maker, settings)
-            if OWN not in row.keys:
-                kept[text] = row
-        if row.hints:
-            shown.append((number, text, row))
-    return shown
+    linked = list(map(bool, map(attrgetter("links"), found.facts)))
+    texts = list(compress(found.texts, linked))
+    made: List[Optional[HintRow]] = list(map(kept.get, texts))
+    facts = list(compress(found.facts, linked)) if None in made else []
+    for at in missing(made):  # a line of the same text may have been made just before
+        row = kept.get(texts[at]) or hint_row(facts[at], maker, settings)
+        if OWN not in row.keys:
+            kept[texts[at]] = row
+        made[at] = row
+    shows = list(map(bool, map(itemgetter(0), cast(List[HintRow], made))))
+    return HintLines(
+        list(compress(compress(found.numbers, linked), shows)),
+        list(compress(texts, shows)),
+        list(compress(cast(List[HintRow], made), shows)),
+    )
 
 
 def segments(body: int, fences: Sequence[Tuple[int, int]], count: int) -> List[Tuple[int, int]]:

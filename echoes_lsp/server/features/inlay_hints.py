@@ -77,13 +77,8 @@ def kept_hints(ls: EchoesServer, kept: Kept, first: int, last: int) -> JsonText:
     JSON of a line's hints is made again only when its number, text or row changed."""
     settings = (ls.settings.hint_block_text, ls.settings.hint_deprecated)
     maker = HintMaker(kept.vault, kept.entry, kept.own, kept.lines, LinesOf(ls))
-    make = partial(line_json, ls)
-    return json_list(
-        kept.rows.placed_hints(number, text, row, make)
-        for number, text, row in line_hints(
-            kept.rows, kept.found.between(first, last), maker, settings
-        )
-    )
+    shown = line_hints(kept.rows, kept.found.between(first, last), maker, settings)
+    return json_list(kept.rows.placed_hints(shown, partial(line_json, ls)))
 
 
 def line_json(ls: EchoesServer, number: int, text: str, row: HintRow) -> str:
