@@ -18,8 +18,7 @@ from operator import itemgetter
 from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..runtime import echoes_vault as rules
-from .link_targets import outline
-from .markdown import Structure, fenced_ranges
+from .markdown import Heading, Structure, fenced_ranges
 
 # The kinds LSP defines, as a client folds them by kind (`vim.lsp.foldclose("imports")`).
 IMPORTS = "imports"  # the frontmatter: the declarations a page begins with
@@ -51,7 +50,9 @@ class SectionFolds(NamedTuple):
 
     origin: int
     fences: Tuple[Tuple[int, int], ...]
-    blocks: Tuple[Fold, ...]  # the fenced code, quotes and callouts, list items and tables
+    blocks: Tuple[Fold, ...]  # fenced code, quotes and callouts, list items, tables; in order
+    tail: int = -1  # its last line that is not blank (its first when all are)
+    reach: int = -1  # the last line of its longest-reaching block (-1: it has none)
 
     def moved_to(self, line: int) -> SectionFolds:
         """The same folds for the section beginning on `line` (lines were added or removed
@@ -63,6 +64,8 @@ class SectionFolds(NamedTuple):
             line,
             tuple((first + shift, last + shift) for first, last in self.fences),
             tuple(Fold(fold.start + shift, fold.end + shift) for fold in self.blocks),
+            self.tail + shift,
+            self.reach + shift if self.blocks else -1,
         )
 
 
@@ -95,21 +98,57 @@ def folds(
             body = frontmatter.body_line
             if frontmatter.close_line is not None:
                 found.append(Fold(frontmatter.open_line, frontmatter.close_line, IMPORTS))
-    found.extend(_section_folds(structure, lines))
+    headings = heading_folds(structure, lines)
     spans = section_spans(structure, body, len(lines))
     if around is not None:  # the section that holds the line (the first, before the body)
         spans = [span for span in spans if span[0] <= around][-1:] or spans[:1]
-    if memory is not None and around is None and _worth_keeping(spans, memory):
-        sections = _remembered(text, lines, spans, memory)
-    else:
-        sections = _read_sections(text, lines, spans, _offset(lines, spans[0][0]) if spans else 0)
+    sections = _sections(text, lines, spans, None if around is not None else memory)
+    starts = {start for start, _stop in spans}
+    if around is None and not legacy_daily and all(line in starts for line in headings):
+        return _in_order(found, headings, spans, sections)
     fences: List[Tuple[int, int]] = []
+    found.extend(headings.values())
     for section in sections:
         found.extend(section.blocks)
         fences.extend(section.fences)
     if legacy_daily:
         found.extend(_entry_folds(structure, lines, fences))
     return unique(found)
+
+
+def _sections(
+    text: str, lines: Sequence[str], spans: Sequence[Span], memory: Optional[FoldMemory]
+) -> List[SectionFolds]:
+    """The folds of each section: from `memory` where it holds them, else read."""
+    if memory is not None and _worth_keeping(spans, memory):
+        return _remembered(text, lines, spans, memory)
+    return _read_sections(text, lines, spans, _offset(lines, spans[0][0]) if spans else 0)
+
+
+def _in_order(
+    found: List[Fold],
+    headings: Dict[int, Fold],
+    spans: Sequence[Span],
+    sections: Sequence[SectionFolds],
+) -> List[Fold]:
+    """What `unique` would make of `found`, each heading's section and the blocks of each
+    section, without sorting them all again (a dense page has thousands): the sections are in
+    line order, each heading's section encloses the blocks of the sections it holds, and each
+    section's blocks are already in order, nested and unique. Only the blocks of a section that
+    reach past its heading's section (fenced code left open at the end of the page, which runs
+    to the last, blank line) are cut at its end, as `unique` cuts them."""
+    for (start, _stop), section in zip(spans, sections):
+        blocks: Sequence[Fold] = section.blocks
+        heading = headings.get(start)
+        if heading is not None:
+            if section.reach > heading.end:
+                blocks = unique(fold._replace(end=min(fold.end, heading.end)) for fold in blocks)
+            if heading.end > heading.start:
+                found.append(heading)
+                if blocks and blocks[0][:2] == heading[:2]:  # a table whose header is the heading
+                    blocks = blocks[1:]
+        found.extend(blocks)
+    return found
 
 
 def section_spans(structure: Structure, body: int, count: int) -> List[Span]:
@@ -201,7 +240,12 @@ def _read_sections(
         own = fences[fenced:fences_end]
         found = [Fold(opening, closing) for opening, closing in own]
         found.extend(_section_blocks(lines, (start, stop), events[event:events_end], code))
-        sections.append(SectionFolds(start, tuple(own), tuple(found)))
+        blocks = (
+            tuple(unique(found)) if len(found) > 1 else tuple(f for f in found if f.end > f.start)
+        )
+        tail = last_text_line(lines, start, stop - 1)
+        reach = max(map(itemgetter(1), blocks), default=-1)
+        sections.append(SectionFolds(start, tuple(own), blocks, tail, reach))
         fenced, event = fences_end, events_end
     return sections
 
@@ -235,15 +279,21 @@ def last_text_line(lines: Sequence[str], start: int, end: int) -> int:
     return end
 
 
-def _section_folds(structure: Structure, lines: Sequence[str]) -> List[Fold]:
-    folds_found: List[Fold] = []
-    pending = outline(structure, len(lines))
-    while pending:
-        section = pending.pop()
-        pending.extend(section.children)
-        start = section.heading.line
-        folds_found.append(Fold(start, last_text_line(lines, start, section.end_line), REGION))
-    return folds_found
+def heading_folds(structure: Structure, lines: Sequence[str]) -> Dict[int, Fold]:
+    """The fold of each heading, by its line, in line order: until the last line that is not
+    blank before the next heading of the same or a higher rank."""
+    ends: Dict[int, int] = {}
+    open_headings: List[Heading] = []
+    for heading in structure.headings:
+        while open_headings and open_headings[-1].level >= heading.level:
+            closed = open_headings.pop()
+            ends[closed.line] = max(closed.line, heading.line - 1)
+        ends[heading.line] = len(lines) - 1  # until a heading closes it
+        open_headings.append(heading)
+    return {
+        line: Fold(line, last_text_line(lines, line, max(line, end)), REGION)
+        for line, end in ends.items()
+    }
 
 
 def fence_lines(text: str, first: int = 0) -> List[Tuple[int, int]]:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from echoes_lsp.engine import folding
 from echoes_lsp.engine.folding import FoldMemory, folds
-from echoes_lsp.engine.link_targets import text_structure
+from echoes_lsp.engine.link_targets import outline, text_structure
 from echoes_lsp.runtime import echoes_vault as rules
 from echoes_lsp.server.fold_memory import KEPT_DOCUMENTS, FoldMemories
 
@@ -195,3 +195,58 @@ def test_the_memories_of_the_last_documents_asked_are_kept_until_they_close() ->
     memories.closed("file:///a.md")
     assert "file:///a.md" not in memories
     assert memories.memory("file:///a.md") == {}
+
+
+def plain_folds(text: str, page: bool, legacy: bool) -> List[folding.Fold]:
+    """The folds as the plain rule finds them, for comparison: the frontmatter, each heading
+    until the next of the same or a higher rank (from the outline), each section's blocks read
+    alone, the legacy entries; all put in order, nested and made unique in one pass."""
+    lines = text.split("\n")
+    structure = text_structure(text, page)
+    frontmatter = rules.parse_frontmatter(lines) if page else None
+    found: List[folding.Fold] = []
+    body = 0
+    if frontmatter is not None:
+        body = frontmatter.body_line
+        if frontmatter.close_line is not None:
+            found.append(folding.Fold(frontmatter.open_line, frontmatter.close_line, "imports"))
+    pending = outline(structure, len(lines))
+    while pending:
+        section = pending.pop()
+        pending.extend(section.children)
+        start = section.heading.line
+        end = folding.last_text_line(lines, start, section.end_line)
+        found.append(folding.Fold(start, end, "region"))
+    spans = folding.section_spans(structure, body, len(lines))
+    begin = sum(len(line) + 1 for line in lines[: spans[0][0]]) if spans else 0
+    fences: List[Tuple[int, int]] = []
+    for section_folds in folding._read_sections(text, lines, spans, begin):
+        found.extend(section_folds.blocks)
+        fences.extend(section_folds.fences)
+    if legacy:
+        found.extend(folding._entry_folds(structure, lines, fences))
+    return folding.unique(found)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(LINES, max_size=40), st.booleans(), st.booleans(), st.booleans())
+def test_the_folds_put_in_order_section_by_section_are_those_of_the_plain_rule(
+    lines: List[str], page: bool, legacy: bool, unclosed: bool
+) -> None:
+    # `folds` puts each heading's fold before its section's blocks rather than sorting them
+    # all; fenced code left open at the end runs to the last line, past the heading's fold
+    if page:
+        lines = FRONTMATTER + lines
+    if unclosed:
+        lines = [*lines, "```", "code", "", ""]
+    text = "\n".join(lines)
+    structure = text_structure(text, page)
+    assert folds(text, structure, is_page=page, legacy_daily=legacy) == plain_folds(
+        text, page, legacy
+    )
+
+
+def test_a_table_whose_header_row_is_a_heading_folds_once_with_the_heading() -> None:
+    text = "# Head | b\n|---|---|\n| 1 | 2 |\n\n# Next\ntext\n"
+    found = folds(text, text_structure(text, False), is_page=False)
+    assert found == [folding.Fold(0, 2, "region"), folding.Fold(4, 5, "region")]
