@@ -51,7 +51,6 @@ class SectionFolds(NamedTuple):
     origin: int
     fences: Tuple[Tuple[int, int], ...]
     blocks: Tuple[Fold, ...]  # fenced code, quotes and callouts, list items, tables; in order
-    tail: int = -1  # its last line that is not blank (its first when all are)
     reach: int = -1  # the last line of its longest-reaching block (-1: it has none)
 
     def moved_to(self, line: int) -> SectionFolds:
@@ -64,7 +63,6 @@ class SectionFolds(NamedTuple):
             line,
             tuple((first + shift, last + shift) for first, last in self.fences),
             tuple(Fold(fold.start + shift, fold.end + shift) for fold in self.blocks),
-            self.tail + shift,
             self.reach + shift if self.blocks else -1,
         )
 
@@ -232,21 +230,25 @@ def _read_sections(
     fences = fence_lines(text[begin:end], first)
     code = dict(fences)
     events = event_lines(text, begin, end, first)
-    sections: List[SectionFolds] = []
+    found: List[Fold] = [Fold(opening, closing) for opening, closing in fences]
     fenced = event = 0
     for start, stop in spans:
-        fences_end = bisect_left(fences, (stop, -1), fenced)
         events_end = bisect_left(events, stop, event)
-        own = fences[fenced:fences_end]
-        found = [Fold(opening, closing) for opening, closing in own]
         found.extend(_section_blocks(lines, (start, stop), events[event:events_end], code))
-        blocks = (
-            tuple(unique(found)) if len(found) > 1 else tuple(f for f in found if f.end > f.start)
-        )
-        tail = last_text_line(lines, start, stop - 1)
+        event = events_end
+    # no block crosses a section's edge, so putting them all in order at once puts each
+    # section's in order
+    ordered = unique(found)
+    starts = list(map(itemgetter(0), ordered))
+    sections: List[SectionFolds] = []
+    placed = 0
+    for start, stop in spans:
+        fences_end = bisect_left(fences, (stop, -1), fenced)
+        placed_end = bisect_left(starts, stop, placed)
+        blocks = tuple(ordered[placed:placed_end])
         reach = max(map(itemgetter(1), blocks), default=-1)
-        sections.append(SectionFolds(start, tuple(own), blocks, tail, reach))
-        fenced, event = fences_end, events_end
+        sections.append(SectionFolds(start, tuple(fences[fenced:fences_end]), blocks, reach))
+        fenced, placed = fences_end, placed_end
     return sections
 
 
