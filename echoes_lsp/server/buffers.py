@@ -66,6 +66,7 @@ class Buffer(TextDocument):
         if self._source is not None:
             self._source = as_text(self._source)
         self._starts: Tuple[Optional[str], List[int]] = (None, [0])  # (a text, its line starts)
+        self._lines: Tuple[Optional[str], List[str]] = (None, [])  # (a text, its lines)
 
     def apply_change(self, change: types.TextDocumentContentChangeEvent) -> None:
         change.text = as_text(change.text)
@@ -76,6 +77,15 @@ class Buffer(TextDocument):
         if self._starts[0] is not text:
             self._starts = (text, line_starts(text))
         return self._starts[1]
+
+    def kept_lines(self, text: str) -> List[str]:
+        """`text.split("\\n")`, kept from the last edit when it made this text: the lines it did
+        not touch are the same string objects as before, so whoever compares the lines with
+        an earlier list, or looks them up, pays for the edited ones only. Never changed in
+        place (an edit makes a new list): callers keep and compare them."""
+        if self._lines[0] is not text:
+            self._lines = (text, text.split("\n"))
+        return self._lines[1]
 
     def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
         source = self.source
@@ -90,12 +100,22 @@ class Buffer(TextDocument):
         inserted = change.text
         self._source = source[:start] + inserted + source[end:]
         shift = len(inserted) - (end - start)
-        self._starts = (
-            self._source,
+        new_starts = (
             starts[: first + 1]
             + [start + found.end() for found in NEWLINE.finditer(inserted)]
-            + list(map(add, starts[last + 1 :], repeat(shift))),
+            + list(map(add, starts[last + 1 :], repeat(shift)))
         )
+        self._starts = (self._source, new_starts)
+        if self._lines[0] is source:
+            self._lines = (self._source, self._edited_lines(self._source, first, last, new_starts))
+
+    def _edited_lines(self, text: str, first: int, last: int, starts: List[int]) -> List[str]:
+        """The lines of `text`, the text after an edit of lines `first` to `last` (`starts`: its
+        line starts): those lines read again from it, the others the same objects."""
+        lines = self._lines[1]
+        stop = last + len(starts) - len(lines)  # the last edited line, as the text now is
+        end = starts[stop + 1] - 1 if stop + 1 < len(starts) else len(text)
+        return lines[:first] + text[starts[first] : end].split("\n") + lines[last + 1 :]
 
 
 class Buffers(Workspace):

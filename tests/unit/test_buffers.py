@@ -74,8 +74,10 @@ def test_a_run_of_edits_gives_what_pygls_gives(
     text: str, encoding: str, data: st.DataObject
 ) -> None:
     """The line starts kept from one edit serve the next: any that went stale would put a
-    later edit in the wrong place."""
+    later edit in the wrong place. The lines kept across edits are the text's lines, in a new
+    list after each edit (the last one, which a caller may hold, is left as it was)."""
     ours, theirs = documents(text, encoding)
+    lines = ours.kept_lines(ours.source)
     for _ in range(data.draw(st.integers(min_value=2, max_value=6))):
         places = boundaries(ours.source, encoding)
         start = data.draw(st.sampled_from(places))
@@ -87,9 +89,23 @@ def test_a_run_of_edits_gives_what_pygls_gives(
         change = types.TextDocumentContentChangePartial(
             range=types.Range(start=start, end=end), text=data.draw(TEXTS)
         )
+        before, held = ours.source, list(lines)
         ours.apply_change(change)
         theirs.apply_change(change)
         assert ours.source == theirs.source
+        assert lines == held == before.split("\n")
+        lines = ours.kept_lines(ours.source)
+        assert lines == ours.source.split("\n")
+
+
+def test_the_lines_an_edit_does_not_touch_are_kept_as_they_were() -> None:
+    ours, _theirs = documents("one\ntwo\nthree\nfour", "utf-16")
+    before = ours.kept_lines(ours.source)
+    edit(ours, 1, 1, 2, 2, "X\nY\nZ")
+    after = ours.kept_lines(ours.source)
+    assert after == ["one", "tX", "Y", "Zree", "four"]
+    assert after[0] is before[0] and after[-1] is before[-1]
+    assert ours.kept_lines(ours.source) is after  # asked again: the same list
 
 
 def edit(

@@ -15,6 +15,7 @@ from lsprotocol import types
 from ...engine.link_targets import Place, structure_for
 from ...engine.markdown import Link, Structure
 from ...engine.vault import Entry, Vault, read_text
+from ..buffers import Buffer
 from ..echoes_server import EchoesServer
 from ..lsp_convert import Columns, make_range, path_to_uri, uri_problem, uri_to_path
 from ..vault_folder import Folder
@@ -40,6 +41,17 @@ def split_lines(path: str, text: str) -> List[str]:
     lines = text.split("\n")
     _SPLIT[path] = (text, lines)
     return lines
+
+
+def document_lines(ls: EchoesServer, uri: str, path: str, text: str) -> List[str]:
+    """The lines of `text`, the text of the document at `uri`: an open buffer's lines, kept
+    across its edits, when it is the buffer's text (after a keystroke all but the edited line
+    are the objects the last request saw, which the kept rows of tokens and hints compare and
+    look up); else `split_lines`."""
+    buffer = ls.open_document(uri)
+    if isinstance(buffer, Buffer) and buffer.source is text:
+        return buffer.kept_lines(text)
+    return split_lines(path, text)
 
 
 def locate(ls: EchoesServer, uri: str, create: bool = True) -> Optional[Tuple[Folder, str]]:
@@ -128,7 +140,7 @@ def load_document(ls: EchoesServer, uri: str) -> Optional[VaultDocument]:
     entry = folder.vault.entry(path)
     structure = structure_for(folder.vault, path, text) or Structure([], [], [])
     return VaultDocument(
-        uri, path, folder, text, split_lines(path, text), entry, structure, ls.columns
+        uri, path, folder, text, document_lines(ls, uri, path, text), entry, structure, ls.columns
     )
 
 

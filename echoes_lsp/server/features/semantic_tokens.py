@@ -44,7 +44,7 @@ from ..token_rows import (
     token_steps,
 )
 from . import Feature
-from .document_context import VaultDocument, load_analysed, locate, split_lines
+from .document_context import VaultDocument, document_lines, load_analysed, locate
 from .view_refresh import follow_views
 
 LEGEND = types.SemanticTokensLegend(
@@ -108,7 +108,7 @@ async def kept_document(ls: EchoesServer, uri: str) -> Optional[Kept]:
     if located is None or text is None:
         return None
     folder, path = located
-    lines = split_lines(path, text)
+    lines = document_lines(ls, uri, path, text)
     if len(lines) > MAX_LINES:
         return None
     rows = ls.token_rows.rows(folder.vault, uri, path, ls.columns.encoding)
