@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
-from typing import Callable, Iterable, List, Optional, Sequence
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -54,6 +55,30 @@ def int_texts(numbers: Sequence[int]) -> List[str]:
 def json_ints(numbers: Sequence[int]) -> str:
     """Non-negative integers as the items of a JSON array, without the brackets."""
     return ",".join(int_texts(numbers))
+
+
+# An `InlayHint` as JSON is its line's number between these and what `hint_rest` writes.
+HINT_OPEN = '{"position":{"line":'
+
+
+def hint_rest(character: int, label: str) -> str:
+    """What follows the line number in an `InlayHint` as JSON."""
+    return f',"character":{character}}},"label":{json.dumps(label)},"paddingLeft":true}}'
+
+
+def hint_json(line: int, character: int, label: str) -> str:
+    """An `InlayHint` as JSON."""
+    return HINT_OPEN + str(line) + hint_rest(character, label)
+
+
+def hint_pieces(hints: Iterable[Tuple[int, str]]) -> Tuple[str, ...]:
+    """The hints of one line, (client column, label) each, as JSON items of a list, in the
+    pieces that its line's number joins (`number.join(pieces)`): a line's hints are written
+    once and stay right when lines above it are added or removed."""
+    rests = [hint_rest(character, label) for character, label in hints]
+    if not rests:
+        return ("",)
+    return (HINT_OPEN, *(rest + "," + HINT_OPEN for rest in rests[:-1]), rests[-1])
 
 
 def is_text(text: str) -> bool:

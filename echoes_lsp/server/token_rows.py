@@ -43,7 +43,7 @@ from ..engine.markdown import BlockId, Heading, Link, Structure, scan
 from ..engine.token_spans import Resolver, link_spans
 from ..engine.vault import Vault, key_of
 from ..runtime import echoes_vault as rules
-from .lsp_convert import Columns, int_texts, json_ints
+from .lsp_convert import Columns, hint_pieces, int_texts, json_ints
 
 # The key of a row that depends on this page's own headings and blocks, and of one that depends
 # on an asset (any asset change drops it).
@@ -190,9 +190,6 @@ class DocumentRows:
         self.tokens: Rows[Row] = Rows(row_keys)
         self.hints: Rows[HintRow] = Rows(hint_keys)
         self.hint_settings: Tuple[bool, bool] = (True, True)
-        # the hints of each line of the last answer, by (line number, id of its row): the row
-        # (which keeps the id its own) and its JSON
-        self._placed_hints: Dict[Tuple[int, int], Tuple[HintRow, str]] = {}
         # this page's headings and blocks, and the lines that hold them, when last read
         self.own = Structure([], [], [])
         self.own_marks: Tuple[Tuple[LineFacts, ...], Tuple[int, ...]] = ((), ())
@@ -248,18 +245,6 @@ class DocumentRows:
         before = (self.result_id, self._data)
         self.result_id, self._data = result_id, data
         return before
-
-    def placed_hints(self, shown: HintLines, make: Callable[[int, str, HintRow], str]) -> List[str]:
-        """The JSON of the hints of each line of `shown` (`make` writes one line's), made again
-        only for a line whose number or row changed. Looked up by C-speed maps: a page shows
-        thousands (a line's row is known by identity, and kept alive with its JSON)."""
-        keys = list(zip(shown.numbers, map(id, shown.rows)))
-        placed: List[Optional[Tuple[HintRow, str]]] = list(map(self._placed_hints.get, keys))
-        for at in missing(placed):
-            row = shown.rows[at]
-            placed[at] = (row, make(shown.numbers[at], shown.texts[at], row))
-        self._placed_hints = dict(zip(keys, placed))  # type: ignore[arg-type]
-        return list(map(itemgetter(1), placed))  # type: ignore[arg-type]
 
     def seed(self, structure: Structure, lines: Sequence[str]) -> None:
         """Take the facts of a whole-text structure (the model's), rather than reading each
@@ -327,7 +312,6 @@ class DocumentRows:
         self._facts = {text: f for text, f in self._facts.items() if text in current}
         self.tokens.prune(current)
         self.hints.prune(current)
-        self._placed_hints = {}
 
     def own_structure(self, found: Found) -> Structure:
         """This page's headings and blocks as the text now has them (blocks on their lines);
@@ -474,13 +458,17 @@ class Placed(NamedTuple):
 
 
 class HintRow(NamedTuple):
-    """One line's hints: (code-point column, label) each, and the keys they depend on."""
+    """One line's hints: (code-point column, label) each, the keys they depend on, and their
+    JSON in the pieces the line's number joins (`lsp_convert.hint_pieces`)."""
 
     hints: Tuple[Tuple[int, str], ...]
     keys: FrozenSet[str]
+    pieces: Tuple[str, ...]
 
 
-def hint_row(facts: LineFacts, maker: HintMaker, settings: Tuple[bool, bool]) -> HintRow:
+def hint_row(
+    text: str, facts: LineFacts, maker: HintMaker, settings: Tuple[bool, bool], columns: Columns
+) -> HintRow:
     """A line's hints, and what they depend on: the pages named (and, for a deprecated page's
     label, any page: its replacement is the first page it links to that exists)."""
     found = maker.hints(facts.links, *settings)
@@ -491,7 +479,9 @@ def hint_row(facts: LineFacts, maker: HintMaker, settings: Tuple[bool, bool]) ->
         keys.add(OWN if own else key_of(link.page_stem))
         if page is not None and page.deprecated:
             keys.add(ANY_PAGE)
-    return HintRow(tuple((hint.column, hint.label) for hint in found), frozenset(keys))
+    hints = tuple((hint.column, hint.label) for hint in found)
+    pieces = hint_pieces((columns.to_client(text, column), label) for column, label in hints)
+    return HintRow(hints, frozenset(keys), pieces)
 
 
 def hint_keys(row: HintRow) -> FrozenSet[str]:
@@ -507,7 +497,11 @@ class HintLines(NamedTuple):
 
 
 def line_hints(
-    rows: DocumentRows, found: Found, maker: HintMaker, settings: Tuple[bool, bool]
+    rows: DocumentRows,
+    found: Found,
+    maker: HintMaker,
+    settings: Tuple[bool, bool],
+    columns: Columns,
 ) -> HintLines:
     """The lines of `found` that show hints. Kept rows are looked up and the lines chosen by
     C-speed maps (a page has thousands); rows that name this page are made again for every
@@ -521,9 +515,10 @@ def line_hints(
     made: List[Optional[HintRow]] = list(map(kept.get, texts))
     facts = list(compress(found.facts, linked)) if None in made else []
     for at in missing(made):  # a line of the same text may have been made just before
-        row = kept.get(texts[at]) or hint_row(facts[at], maker, settings)
+        text = texts[at]
+        row = kept.get(text) or hint_row(text, facts[at], maker, settings, columns)
         if OWN not in row.keys:
-            kept[texts[at]] = row
+            kept[text] = row
         made[at] = row
     shows = list(map(bool, map(itemgetter(0), cast(List[HintRow], made))))
     return HintLines(
@@ -531,6 +526,12 @@ def line_hints(
         list(compress(texts, shows)),
         list(compress(cast(List[HintRow], made), shows)),
     )
+
+
+def hints_json(shown: HintLines) -> List[str]:
+    """The JSON of the hints of each line of `shown`: each row's pieces joined by its line's
+    number, by a C-speed map."""
+    return list(map(str.join, int_texts(shown.numbers), map(attrgetter("pieces"), shown.rows)))
 
 
 def segments(body: int, fences: Sequence[Tuple[int, int]], count: int) -> List[Tuple[int, int]]:

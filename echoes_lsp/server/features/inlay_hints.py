@@ -4,8 +4,6 @@ to a deprecated page, `deprecated → replacement`. Each is behind a setting
 
 from __future__ import annotations
 
-import json
-from functools import partial
 from typing import Optional, Sequence
 
 from lsprotocol import types
@@ -14,8 +12,8 @@ from ...engine.hint_texts import HintMaker
 from ...engine.token_spans import links_between
 from ...engine.vault import read_text
 from ..echoes_server import EchoesServer
-from ..lsp_convert import JsonText, json_list, path_to_uri
-from ..token_rows import HintRow, line_hints
+from ..lsp_convert import JsonText, hint_json, json_list, path_to_uri
+from ..token_rows import hints_json, line_hints
 from . import Feature
 from .document_context import load_analysed, locate
 from .semantic_tokens import Kept, kept_document
@@ -73,25 +71,12 @@ def model_behind(ls: EchoesServer, uri: str) -> bool:
 
 
 def kept_hints(ls: EchoesServer, kept: Kept, first: int, last: int) -> JsonText:
-    """The hints of the lines `first`..`last` of an open document, from its kept rows; the
-    JSON of a line's hints is made again only when its number, text or row changed."""
+    """The hints of the lines `first`..`last` of an open document, from its kept rows, whose
+    JSON is made with the row."""
     settings = (ls.settings.hint_block_text, ls.settings.hint_deprecated)
     maker = HintMaker(kept.vault, kept.entry, kept.own, kept.lines, LinesOf(ls))
-    shown = line_hints(kept.rows, kept.found.between(first, last), maker, settings)
-    return json_list(kept.rows.placed_hints(shown, partial(line_json, ls)))
-
-
-def line_json(ls: EchoesServer, number: int, text: str, row: HintRow) -> str:
-    """The hints of one line, as the JSON items of a list."""
-    return ",".join(
-        hint_json(number, ls.columns.to_client(text, column), label) for column, label in row.hints
-    )
-
-
-def hint_json(line: int, character: int, label: str) -> str:
-    """An `InlayHint` as JSON."""
-    position = f'{{"line":{line},"character":{character}}}'
-    return f'{{"position":{position},"label":{json.dumps(label)},"paddingLeft":true}}'
+    found = kept.found.between(first, last)
+    return json_list(hints_json(line_hints(kept.rows, found, maker, settings, ls.columns)))
 
 
 FEATURES = [
