@@ -45,11 +45,11 @@ SMALL_INTS = tuple(map(str, range(4096)))
 
 
 def int_texts(numbers: Sequence[int]) -> List[str]:
-    """The JSON text of each of non-negative integers."""
-    try:
+    """The JSON text of each of non-negative integers (line numbers past the table, as the
+    hints of a long page have, are written one by one)."""
+    if max(numbers, default=0) < len(SMALL_INTS):
         return list(map(SMALL_INTS.__getitem__, numbers))
-    except IndexError:  # a column or line delta past the table: rare, and slower
-        return list(map(str, numbers))
+    return list(map(str, numbers))
 
 
 def json_ints(numbers: Sequence[int]) -> str:

@@ -510,7 +510,7 @@ def line_hints(
         rows.hint_settings = settings
         rows.hints.clear()
     kept = rows.hints.fresh()
-    linked = list(map(bool, map(attrgetter("links"), found.facts)))
+    linked = list(map(bool, map(itemgetter(0), found.facts)))  # each line's links
     texts = list(compress(found.texts, linked))
     made: List[Optional[HintRow]] = list(map(kept.get, texts))
     facts = list(compress(found.facts, linked)) if None in made else []
