@@ -17,7 +17,7 @@ import os
 import weakref
 from bisect import bisect_left
 from collections import OrderedDict
-from itertools import chain, compress, count, groupby, repeat
+from itertools import compress, count, groupby, repeat
 from operator import add, attrgetter, is_not, itemgetter, ne, or_, sub
 from typing import (
     Callable,
@@ -426,7 +426,8 @@ def token_steps(
     placed: Placed,
 ) -> Steps[None]:
     """Add the tokens of the lines `found` to `placed`, yielding after every `ROW_SLICE` rows
-    made. Kept rows are looked up and placed by C-speed maps (a page has thousands)."""
+    made. Kept rows are looked up by C-speed maps and placed a row at a time (a page has
+    thousands)."""
     kept = rows.tokens.fresh()
     lines: List[Optional[Row]] = list(map(kept.get, found.texts))
     made = 0
@@ -442,9 +443,10 @@ def token_steps(
     numbers = list(compress(found.numbers, datas))
     shown = list(compress(cast(List[Row], lines), datas))
     deltas = list(map(sub, numbers, [placed.previous] + numbers[:-1]))
-    placed.data.extend(
-        chain.from_iterable(chain.from_iterable(zip(zip(deltas), map(itemgetter(0), shown))))
-    )
+    data = placed.data
+    for delta, row in zip(deltas, shown):  # a row's integers are copied at once, not one by one
+        data.append(delta)
+        data.extend(row.data)
     placed.json.extend(map(add, int_texts(deltas), map(attrgetter("json"), shown)))
 
 
