@@ -1,37 +1,60 @@
-"""`FoldMemories`: the folds of each heading section of the last few documents asked for.
+"""`FoldMemories`: the folds of each heading section of the last few documents asked for, and
+their last answers.
 
 An editor asks for a page's folding ranges again after every edit, and an edit changes one
 section: `engine/folding.folds` reads again only the sections whose text is not in the
 document's memory. A section's folds depend on its text alone, so a memory never goes stale;
 it holds the sections of the text last folded, one page's worth, and is dropped when the
-document closes or when more recently asked documents push it out.
+document closes or when more recently asked documents push it out. Most keystrokes change no
+fold at all: the JSON of the last answer (whole lines) is kept too, and sent again when the
+folds are the same.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Callable, List, Optional, Tuple
 
-from ..engine.folding import FoldMemory
+from ..engine.folding import Fold, FoldMemory
 
 # Memories are kept for this many documents, those asked most recently.
 KEPT_DOCUMENTS = 8
 
 
-class FoldMemories:
-    """One `FoldMemory` per document (by URI), for the last `KEPT_DOCUMENTS` asked."""
+class DocumentFolds:
+    """One document's section memory, and its last answer: the folds and their JSON."""
 
     def __init__(self) -> None:
-        self._documents: OrderedDict[str, FoldMemory] = OrderedDict()
+        self.sections: FoldMemory = {}
+        self.answer: Optional[Tuple[List[Fold], str]] = None
 
-    def memory(self, uri: str) -> FoldMemory:
-        """The memory of a document, to pass to `folds`; an empty one when it is new."""
+
+class FoldMemories:
+    """One `DocumentFolds` per document (by URI), for the last `KEPT_DOCUMENTS` asked."""
+
+    def __init__(self) -> None:
+        self._documents: OrderedDict[str, DocumentFolds] = OrderedDict()
+
+    def _document(self, uri: str) -> DocumentFolds:
         found = self._documents.get(uri)
         if found is None:
-            found = self._documents[uri] = {}
+            found = self._documents[uri] = DocumentFolds()
             if len(self._documents) > KEPT_DOCUMENTS:
                 self._documents.popitem(last=False)
         self._documents.move_to_end(uri)
         return found
+
+    def memory(self, uri: str) -> FoldMemory:
+        """The memory of a document, to pass to `folds`; an empty one when it is new."""
+        return self._document(uri).sections
+
+    def answer(self, uri: str, found: List[Fold], write: Callable[[List[Fold]], str]) -> str:
+        """`found`, a document's folds, as JSON (`write` writes it): the last answer's JSON when
+        the folds are the same, as they are after most keystrokes."""
+        document = self._document(uri)
+        if document.answer is None or document.answer[0] != found:
+            document.answer = (found, write(found))
+        return document.answer[1]
 
     def closed(self, uri: str) -> None:
         """The document closed: its memory goes (a reopened one may hold any text)."""

@@ -42,10 +42,11 @@ def folding_ranges(ls: EchoesServer, params: types.FoldingRangeParams) -> Option
     document = markdown_document(ls, params.text_document.uri)
     if document is None:
         return None
-    memory = ls.fold_memories.memory(params.text_document.uri)
+    uri = params.text_document.uri
+    memory = ls.fold_memories.memory(uri)
     found = within_limit(document_folds(document, memory=memory), ls.support.folding_limit)
     if ls.support.folding_lines_only:
-        return json_list(map(fold_json, found))
+        return JsonText(ls.fold_memories.answer(uri, found, lines_json))
     # With columns, each range starts and ends at the end of its line, so the first line stays
     # in view whole.
     units, lines = document.columns.units, document.lines
@@ -56,6 +57,11 @@ def folding_ranges(ls: EchoesServer, params: types.FoldingRangeParams) -> Option
         )
         for fold in found
     )
+
+
+def lines_json(found: List[Fold]) -> str:
+    """Folding ranges of whole lines, as JSON."""
+    return json_list(map(fold_json, found))
 
 
 def fold_json(fold: Fold, columns: str = "") -> str:
