@@ -25,8 +25,18 @@ class DocumentFolds:
     """One document's section memory, and its last answer: the folds and their JSON."""
 
     def __init__(self) -> None:
-        self.sections: FoldMemory = {}
-        self.answer: Optional[Tuple[List[Fold], str]] = None
+        self._sections: FoldMemory = {}
+        self._answer: Optional[Tuple[List[Fold], str]] = None
+
+    def sections(self) -> FoldMemory:
+        return self._sections
+
+    def answer(self, found: List[Fold], write: Callable[[List[Fold]], str]) -> str:
+        """`found` as JSON (`write` writes it): the last answer's JSON when the folds are the
+        same, as they are after most keystrokes."""
+        if self._answer is None or self._answer[0] != found:
+            self._answer = (found, write(found))
+        return self._answer[1]
 
 
 class FoldMemories:
@@ -46,15 +56,11 @@ class FoldMemories:
 
     def memory(self, uri: str) -> FoldMemory:
         """The memory of a document, to pass to `folds`; an empty one when it is new."""
-        return self._document(uri).sections
+        return self._document(uri).sections()
 
     def answer(self, uri: str, found: List[Fold], write: Callable[[List[Fold]], str]) -> str:
-        """`found`, a document's folds, as JSON (`write` writes it): the last answer's JSON when
-        the folds are the same, as they are after most keystrokes."""
-        document = self._document(uri)
-        if document.answer is None or document.answer[0] != found:
-            document.answer = (found, write(found))
-        return document.answer[1]
+        """`found`, a document's folds, as JSON (see `DocumentFolds.answer`)."""
+        return self._document(uri).answer(found, write)
 
     def closed(self, uri: str) -> None:
         """The document closed: its memory goes (a reopened one may hold any text)."""
