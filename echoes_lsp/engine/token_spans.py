@@ -117,13 +117,15 @@ def link_spans(link: Link, marks: Tuple[int, int]) -> List[Span]:
 
 def key_spans(lines: Sequence[str], first: int = 0, last: Optional[int] = None) -> List[Span]:
     """The frontmatter keys of a page on lines `first`..`last`; a key the protocol does not
-    require (additional keys are allowed and kept) is UNKNOWN."""
+    require (additional keys are allowed and kept) is UNKNOWN. A frontmatter never closed has
+    no keys: its lines are body (their links are read), and tokens must come in line order."""
     frontmatter = rules.parse_frontmatter(lines)
     if frontmatter is None:
         return []
     spans = []
     for field in frontmatter.fields.values():
-        if field.line < first or (last is not None and field.line > last):
+        outside = field.line < first or (last is not None and field.line > last)
+        if outside or field.line >= frontmatter.body_line:
             continue
         modifiers = 0 if field.key in rules.REQUIRED_FIELDS else UNKNOWN
         start = field.key_start

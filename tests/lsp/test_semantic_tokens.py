@@ -228,6 +228,24 @@ async def test_the_rows_kept_between_requests_follow_each_edit(shared: Session) 
     assert described(shared, text, again.data) == KEYS
 
 
+async def test_a_frontmatter_never_closed_gives_tokens_in_line_order(shared: Session) -> None:
+    """Its keys are no keys (the page is all body) and a link among them is a link: every
+    answer's line deltas are non-negative (a key after a link once gave a delta of -1, written
+    as 4095)."""
+    text = "---\ntype: note\nSee [[sessions]] here.\nsummary: never closed\nAnd [[nowhere]].\n"
+    uri = shared.open(shared.page("unclosed.md"), text)
+    lines = text.split("\n")
+    expected = [("sessions", "namespace", set()), ("nowhere", "namespace", {"unresolved"})]
+    for _ in range(2):  # the first answer, then one made from kept rows after an edit
+        tokens = await full(shared, uri)
+        reference = await in_range(shared, uri, 0, len(lines))
+        assert tokens is not None and reference is not None
+        assert all(delta >= 0 for delta in tokens.data[0::5] + reference.data[0::5])
+        assert described(shared, text, tokens.data) == expected
+        assert described(shared, text, reference.data) == expected
+        shared.edit(uri, 1, 0, len(lines[1]), lines[1])
+
+
 async def test_a_delta_turns_the_last_answer_into_the_new_one(shared: Session) -> None:
     text = HEAD + "".join(f"Line {n} links [[sessions]] and [[page-{n}]].\n" for n in range(50))
     uri = shared.open(shared.page("delta-rows.md"), text)
