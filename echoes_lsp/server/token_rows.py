@@ -9,6 +9,10 @@ reload) drops them all. Rows of links to this page's own headings and blocks are
 page's anchors stay the same (hint rows of such links are made for every request: a block's
 text may have changed on any line). A line is parsed on its own (`scan` of one line finds what the
 whole text's scan finds on it outside fenced code), so an edited page is never parsed whole.
+
+The last whole answer of each kind is kept too (`TokenAnswer`, `HintAnswer`): after an edit that
+adds or removes no line, drops no kept row and moves no line into or out of fenced code, the
+next answer is the last one with the changed lines made again, so a keystroke costs its line.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections import OrderedDict
 from itertools import compress, count, groupby, repeat
 from operator import add, attrgetter, is_not, itemgetter, ne, or_, sub
 from typing import (
+    Any,
     Callable,
     Dict,
     FrozenSet,
@@ -157,6 +162,9 @@ class Rows(Generic[R]):
         self._keys_of = keys_of
         self._rows: Dict[str, R] = {}
         self._stale: Set[str] = set()
+        # counts the times rows were dropped: an answer made of rows is still right while the
+        # count is what it was when it was made
+        self.generation = 0
 
     def mark(self, keys: Iterable[str]) -> None:
         """These keys changed: the rows that name them are dropped before the next use."""
@@ -165,17 +173,23 @@ class Rows(Generic[R]):
     def clear(self) -> None:
         self._rows.clear()
         self._stale.clear()
+        self.generation += 1
 
     def fresh(self) -> Dict[str, R]:
         """The rows that name no changed key (dropping the others is one pass over the rows)."""
         if self._stale:
             stale, keys_of = self._stale, self._keys_of
-            self._rows = {text: row for text, row in self._rows.items() if not keys_of(row) & stale}
+            self._keep({text: row for text, row in self._rows.items() if not keys_of(row) & stale})
             self._stale = set()
         return self._rows
 
     def prune(self, current: Set[str]) -> None:
-        self._rows = {text: row for text, row in self._rows.items() if text in current}
+        self._keep({text: row for text, row in self._rows.items() if text in current})
+
+    def _keep(self, rows: Dict[str, R]) -> None:
+        if len(rows) != len(self._rows):
+            self.generation += 1
+        self._rows = rows
 
 
 class DocumentRows:
@@ -202,6 +216,9 @@ class DocumentRows:
         self._marks_as: Optional[Found] = None
         self.result_id = ""
         self._data: List[int] = []
+        # the whole document's tokens and hints as last answered
+        self.token_answer: Optional[TokenAnswer] = None
+        self.hint_answer: Optional[HintAnswer] = None
         # the files the vault changed since the last request (all of them: `_heard_all`)
         self._heard: Set[str] = set()
         self._heard_all = False
@@ -252,6 +269,21 @@ class DocumentRows:
         by_line = facts_by_line(structure)
         for number, text in enumerate(lines):
             self._facts.setdefault(text, by_line.get(number, NOTHING))
+
+    @property
+    def lines(self) -> Sequence[str]:
+        """The lines of the last request."""
+        return self._last[0] if self._last is not None else ()
+
+    @property
+    def segments(self) -> Tuple[Tuple[int, int], ...]:
+        """The code-free stretches of the lines of the last request."""
+        return self._last[1] if self._last is not None else ()
+
+    def made_from(self, kept: Rows[R]) -> MadeFrom:
+        """What an answer made now from `kept` (this document's token or hint rows) is made
+        from."""
+        return MadeFrom(self.lines, self.segments, kept.generation)
 
     def current(self, lines: Sequence[str], segments: Sequence[Tuple[int, int]]) -> Found:
         """The lines of `segments` that hold something: the last request's, with the lines
@@ -366,11 +398,16 @@ class Found(NamedTuple):
             self.facts.insert(at, facts)
         return replaced
 
-    def between(self, first: int, last: int) -> Found:
-        """The lines `first`..`last`."""
-        low = bisect_left(self.numbers, first)
-        high = bisect_left(self.numbers, last + 1)
-        return Found(self.numbers[low:high], self.texts[low:high], self.facts[low:high])
+    def only(self, numbers: Iterable[int]) -> Found:
+        """The lines among `numbers` (in order) that hold something."""
+        found = Found([], [], [])
+        for number in numbers:
+            at = bisect_left(self.numbers, number)
+            if at < len(self.numbers) and self.numbers[at] == number:
+                found.numbers.append(number)
+                found.texts.append(self.texts[at])
+                found.facts.append(self.facts[at])
+        return found
 
 
 def make_row(
@@ -425,10 +462,35 @@ def token_steps(
     columns: Columns,
     placed: Placed,
 ) -> Steps[None]:
-    """Add the tokens of the lines `found` to `placed`, yielding after every `ROW_SLICE` rows
-    made. Kept rows are looked up by C-speed maps and placed a row at a time (a page has
-    thousands)."""
+    """Add the tokens of the lines `found` (those of the last request that hold something) to
+    `placed`, yielding after every `ROW_SLICE` rows made. After an edit the last answer is
+    kept but for the lines that changed, and the lines after them whose line delta did."""
     kept = rows.tokens.fresh()
+    made_from = rows.made_from(rows.tokens)
+    last = rows.token_answer
+    changed = None
+    if last is not None and last.previous == placed.previous:
+        changed = edited_since(last.made_from, made_from)
+    if last is None or changed is None:
+        numbers, shown = yield from shown_rows(kept, found, resolver, columns)
+        pieces = list(map(add, int_texts(deltas(numbers, placed.previous)), jsons(shown)))
+        answer = TokenAnswer(made_from, placed.previous, numbers, shown, pieces)
+    else:
+        answer = last.edited(changed, made_from, kept, found, resolver, columns)
+    rows.token_answer = answer
+    data = placed.data
+    for delta, row in zip(deltas(answer.numbers, placed.previous), answer.shown):
+        data.append(delta)  # a row's integers are copied at once, not one by one
+        data.extend(row.data)
+    placed.json.extend(answer.pieces)
+
+
+def shown_rows(
+    kept: Dict[str, Row], found: Found, resolver: Resolver, columns: Columns
+) -> Steps[Tuple[List[int], List[Row]]]:
+    """The lines of `found` that show tokens, and their rows, yielding after every `ROW_SLICE`
+    rows made. Kept rows are looked up and the lines chosen by C-speed maps (a page has
+    thousands)."""
     lines: List[Optional[Row]] = list(map(kept.get, found.texts))
     made = 0
     memo: Dict[Tuple[bool, str], Tuple[str, ...]] = {}
@@ -440,14 +502,81 @@ def token_steps(
         if made % ROW_SLICE == 0:
             yield
     datas = list(map(itemgetter(0), cast(List[Row], lines)))  # every line has its row now
-    numbers = list(compress(found.numbers, datas))
-    shown = list(compress(cast(List[Row], lines), datas))
-    deltas = list(map(sub, numbers, [placed.previous] + numbers[:-1]))
-    data = placed.data
-    for delta, row in zip(deltas, shown):  # a row's integers are copied at once, not one by one
-        data.append(delta)
-        data.extend(row.data)
-    placed.json.extend(map(add, int_texts(deltas), map(attrgetter("json"), shown)))
+    return list(compress(found.numbers, datas)), list(compress(cast(List[Row], lines), datas))
+
+
+def deltas(numbers: List[int], previous: int) -> List[int]:
+    """The line delta of each of the lines `numbers`, the first from line `previous`."""
+    return list(map(sub, numbers, [previous] + numbers[:-1]))
+
+
+def jsons(shown: Iterable[Row]) -> Iterator[str]:
+    return map(attrgetter("json"), shown)
+
+
+class MadeFrom(NamedTuple):
+    """What a whole document's answer was made from: its lines, their code-free stretches, and
+    the generation of the kept rows then."""
+
+    lines: Sequence[str]
+    segments: Tuple[Tuple[int, int], ...]
+    generation: int
+
+
+def edited_since(before: MadeFrom, now: MadeFrom) -> Optional[List[int]]:
+    """The lines that differ now from those an answer was made from, when every other line's
+    part of it is still right (no kept row dropped since, no line added, removed or moved into
+    or out of fenced code) and only a few differ; else None."""
+    if (
+        before.generation != now.generation
+        or before.segments != now.segments
+        or len(before.lines) != len(now.lines)
+    ):
+        return None
+    changed = list(compress(count(), map(ne, before.lines, now.lines)))
+    return changed if len(changed) <= EDITED_LINES else None
+
+
+class TokenAnswer(NamedTuple):
+    """A document's tokens as last answered for all its lines: what they were made from, the
+    line the first row's delta counts from, and each line that shows tokens: its number, its
+    row, and its delta and row as JSON."""
+
+    made_from: MadeFrom
+    previous: int
+    numbers: List[int]
+    shown: List[Row]
+    pieces: List[str]
+
+    def edited(
+        self,
+        changed: List[int],
+        made_from: MadeFrom,
+        kept: Dict[str, Row],
+        found: Found,
+        resolver: Resolver,
+        columns: Columns,
+    ) -> TokenAnswer:
+        """This answer with the lines `changed` made again, and the JSON of the line after each
+        (its delta may have changed)."""
+        numbers, shown, pieces = list(self.numbers), list(self.shown), list(self.pieces)
+        drop_lines(changed, numbers, shown, pieces)
+        memo: Dict[Tuple[bool, str], Tuple[str, ...]] = {}
+        part = found.only(changed)
+        for number, text, facts in zip(part.numbers, part.texts, part.facts):
+            row = kept.get(text) or make_row(text, facts, resolver, columns, memo)
+            kept[text] = row
+            if row.data:
+                at = bisect_left(numbers, number)
+                numbers.insert(at, number)
+                shown.insert(at, row)
+                pieces.insert(at, "")
+        for number in changed:
+            first = bisect_left(numbers, number)
+            for at in range(first, min(first + 2, len(numbers))):
+                before = numbers[at - 1] if at else self.previous
+                pieces[at] = str(numbers[at] - before) + shown[at].json
+        return TokenAnswer(made_from, self.previous, numbers, shown, pieces)
 
 
 class Placed(NamedTuple):
@@ -491,11 +620,21 @@ def hint_keys(row: HintRow) -> FrozenSet[str]:
 
 
 class HintLines(NamedTuple):
-    """The lines of a page that show hints: their numbers, texts and rows, in order."""
+    """The lines of a page that show hints: their numbers, texts and rows, in order, and
+    whether a row made for them names this page (such rows are never kept)."""
 
     numbers: List[int]
     texts: List[str]
     rows: List[HintRow]
+    own: bool
+
+
+def fresh_hints(rows: DocumentRows, settings: Tuple[bool, bool]) -> Dict[str, HintRow]:
+    """The kept hint rows still right: none when the settings changed since they were made."""
+    if settings != rows.hint_settings:
+        rows.hint_settings = settings
+        rows.hints.clear()
+    return rows.hints.fresh()
 
 
 def line_hints(
@@ -508,18 +647,18 @@ def line_hints(
     """The lines of `found` that show hints. Kept rows are looked up and the lines chosen by
     C-speed maps (a page has thousands); rows that name this page are made again for every
     request, never kept: a block's text may have changed on any line."""
-    if settings != rows.hint_settings:
-        rows.hint_settings = settings
-        rows.hints.clear()
-    kept = rows.hints.fresh()
+    kept = fresh_hints(rows, settings)
     linked = list(map(bool, map(itemgetter(0), found.facts)))  # each line's links
     texts = list(compress(found.texts, linked))
     made: List[Optional[HintRow]] = list(map(kept.get, texts))
     facts = list(compress(found.facts, linked)) if None in made else []
+    own = False
     for at in missing(made):  # a line of the same text may have been made just before
         text = texts[at]
         row = kept.get(text) or hint_row(text, facts[at], maker, settings, columns)
-        if OWN not in row.keys:
+        if OWN in row.keys:
+            own = True
+        else:
             kept[text] = row
         made[at] = row
     shows = list(map(bool, map(itemgetter(0), cast(List[HintRow], made))))
@@ -527,6 +666,7 @@ def line_hints(
         list(compress(compress(found.numbers, linked), shows)),
         list(compress(texts, shows)),
         list(compress(cast(List[HintRow], made), shows)),
+        own,
     )
 
 
@@ -534,6 +674,63 @@ def hints_json(shown: HintLines) -> List[str]:
     """The JSON of the hints of each line of `shown`: each row's pieces joined by its line's
     number, by a C-speed map."""
     return list(map(str.join, int_texts(shown.numbers), map(attrgetter("pieces"), shown.rows)))
+
+
+class HintAnswer(NamedTuple):
+    """A document's hints as last answered for all its lines: what they were made from, the
+    number and JSON of each line that shows hints, and whether a row names this page (made
+    for every request, never kept)."""
+
+    made_from: MadeFrom
+    numbers: List[int]
+    json: List[str]
+    own: bool
+
+    def edited(self, changed: List[int], made_from: MadeFrom, shown: HintLines) -> HintAnswer:
+        """This answer with the lines `changed` as `shown` has them now."""
+        numbers, json = list(self.numbers), list(self.json)
+        drop_lines(changed, numbers, json)
+        for number, text in zip(shown.numbers, hints_json(shown)):
+            at = bisect_left(numbers, number)
+            numbers.insert(at, number)
+            json.insert(at, text)
+        return HintAnswer(made_from, numbers, json, shown.own)
+
+
+def page_hints(
+    rows: DocumentRows,
+    found: Found,
+    maker: HintMaker,
+    settings: Tuple[bool, bool],
+    columns: Columns,
+) -> HintAnswer:
+    """The hints of all the lines of `found` (those of the last request that hold something).
+    After an edit only the lines that changed are made again, and the last answer's others are
+    kept: each line's hints depend on its text and its kept row alone, unless a row names this
+    page (a block's text may have changed on any line) or a line moved."""
+    fresh_hints(rows, settings)
+    made_from = rows.made_from(rows.hints)
+    last = rows.hint_answer
+    changed = None if last is None or last.own else edited_since(last.made_from, made_from)
+    if last is None or changed is None:
+        shown = line_hints(rows, found, maker, settings, columns)
+        answer = HintAnswer(made_from, shown.numbers, hints_json(shown), shown.own)
+    else:
+        shown = line_hints(rows, found.only(changed), maker, settings, columns)
+        answer = last.edited(changed, made_from, shown)
+    rows.hint_answer = answer
+    return answer
+
+
+def drop_lines(changed: Iterable[int], numbers: List[int], *aligned: List[Any]) -> None:
+    """Remove the lines `changed` from the line numbers `numbers` and the lists aligned with
+    them."""
+    for number in changed:
+        at = bisect_left(numbers, number)
+        if at < len(numbers) and numbers[at] == number:
+            del numbers[at]
+            for items in aligned:
+                del items[at]
 
 
 def segments(body: int, fences: Sequence[Tuple[int, int]], count: int) -> List[Tuple[int, int]]:

@@ -4,6 +4,7 @@ to a deprecated page, `deprecated → replacement`. Each is behind a setting
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Optional, Sequence
 
 from lsprotocol import types
@@ -13,7 +14,7 @@ from ...engine.token_spans import links_between
 from ...engine.vault import read_text
 from ..echoes_server import EchoesServer
 from ..lsp_convert import JsonText, hint_json, json_list, path_to_uri
-from ..token_rows import hints_json, line_hints
+from ..token_rows import page_hints
 from . import Feature
 from .document_context import load_analysed, locate
 from .semantic_tokens import Kept, kept_document
@@ -71,12 +72,14 @@ def model_behind(ls: EchoesServer, uri: str) -> bool:
 
 
 def kept_hints(ls: EchoesServer, kept: Kept, first: int, last: int) -> JsonText:
-    """The hints of the lines `first`..`last` of an open document, from its kept rows, whose
-    JSON is made with the row."""
+    """The hints of the lines `first`..`last` of an open document, from the hints of all its
+    lines, kept between requests."""
     settings = (ls.settings.hint_block_text, ls.settings.hint_deprecated)
     maker = HintMaker(kept.vault, kept.entry, kept.own, kept.lines, LinesOf(ls))
-    found = kept.found.between(first, last)
-    return json_list(hints_json(line_hints(kept.rows, found, maker, settings, ls.columns)))
+    answer = page_hints(kept.rows, kept.found, maker, settings, ls.columns)
+    low = bisect_left(answer.numbers, first)
+    high = bisect_left(answer.numbers, last + 1)
+    return json_list(answer.json[low:high])
 
 
 FEATURES = [
