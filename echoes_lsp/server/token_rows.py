@@ -32,6 +32,7 @@ from typing import (
     Iterable,
     Iterator,
     List,
+    Mapping,
     NamedTuple,
     Optional,
     Sequence,
@@ -156,11 +157,14 @@ def page_key_of(path: str) -> str:
 
 
 class Rows(Generic[R]):
-    """Rows of one kind kept per line text, and the keys changed since they were made."""
+    """Rows of one kind kept per line text, the texts of the rows that name each key (so that a
+    change drops its rows without a pass over all of them: an edit of a heading changes this
+    page's key, and a page has thousands of rows), and the keys changed since."""
 
     def __init__(self, keys_of: Callable[[R], FrozenSet[str]]) -> None:
         self._keys_of = keys_of
         self._rows: Dict[str, R] = {}
+        self._naming: Dict[str, Set[str]] = {}
         self._stale: Set[str] = set()
         # counts the times rows were dropped: an answer made of rows is still right while the
         # count is what it was when it was made
@@ -172,24 +176,41 @@ class Rows(Generic[R]):
 
     def clear(self) -> None:
         self._rows.clear()
+        self._naming.clear()
         self._stale.clear()
         self.generation += 1
 
-    def fresh(self) -> Dict[str, R]:
-        """The rows that name no changed key (dropping the others is one pass over the rows)."""
+    def fresh(self) -> Mapping[str, R]:
+        """The rows that name no changed key. A row is added with `put`, never to this."""
         if self._stale:
-            stale, keys_of = self._stale, self._keys_of
-            self._keep({text: row for text, row in self._rows.items() if not keys_of(row) & stale})
+            dropped = [self._rows.pop(text, None) for text in self._named(self._stale)]
+            if dropped.count(None) < len(dropped):
+                self.generation += 1
             self._stale = set()
         return self._rows
 
-    def prune(self, current: Set[str]) -> None:
-        self._keep({text: row for text, row in self._rows.items() if text in current})
+    def _named(self, keys: Set[str]) -> Set[str]:
+        """The texts of the rows that named `keys` (a row since replaced may be among them:
+        dropping it too is safe), forgotten."""
+        texts: Set[str] = set()
+        for key in keys:
+            texts.update(self._naming.pop(key, ()))
+        return texts
 
-    def _keep(self, rows: Dict[str, R]) -> None:
+    def put(self, text: str, row: R) -> None:
+        self._rows[text] = row
+        for key in self._keys_of(row):
+            self._naming.setdefault(key, set()).add(text)
+
+    def prune(self, current: Set[str]) -> None:
+        """Keep the rows of the texts `current` only."""
+        rows = {text: row for text, row in self._rows.items() if text in current}
         if len(rows) != len(self._rows):
             self.generation += 1
-        self._rows = rows
+        self._rows = {}
+        self._naming = {}
+        for text, row in rows.items():
+            self.put(text, row)
 
 
 class DocumentRows:
@@ -201,8 +222,8 @@ class DocumentRows:
         self.path = path
         self.encoding = encoding
         self._facts: Dict[str, LineFacts] = {}
-        self.tokens: Rows[Row] = Rows(row_keys)
-        self.hints: Rows[HintRow] = Rows(hint_keys)
+        self.tokens: Rows[Row] = Rows(attrgetter("keys"))
+        self.hints: Rows[HintRow] = Rows(attrgetter("keys"))
         self.hint_settings: Tuple[bool, bool] = (True, True)
         # this page's headings and blocks, and the lines that hold them, when last read
         self.own = Structure([], [], [])
@@ -214,6 +235,8 @@ class DocumentRows:
         # headings and block ids as (None: not known)
         self._own_of: Optional[Found] = None
         self._marks_as: Optional[Found] = None
+        # two lists of lines the last request compared, and the numbers of those that differ
+        self._compared: Optional[Tuple[Sequence[str], Sequence[str], List[int]]] = None
         self.result_id = ""
         self._data: List[int] = []
         # the whole document's tokens and hints as last answered
@@ -285,6 +308,25 @@ class DocumentRows:
         from."""
         return MadeFrom(self.lines, self.segments, kept.generation)
 
+    def edited_since(self, before: MadeFrom, kept: Rows[R]) -> Optional[List[int]]:
+        """The lines of the last request that differ from those an answer made from `kept` was
+        made from, when every other line's part of it is still right (no kept row dropped
+        since, no line added, removed or moved into or out of fenced code) and only a few
+        differ; else None."""
+        lines = self.lines
+        if (
+            before.generation != kept.generation
+            or before.segments != self.segments
+            or len(before.lines) != len(lines)
+        ):
+            return None
+        compared = self._compared
+        if compared is not None and compared[0] is before.lines and compared[1] is lines:
+            changed = compared[2]  # the last request compared the same two lists
+        else:
+            changed = list(compress(count(), map(ne, before.lines, lines)))
+        return changed if len(changed) <= EDITED_LINES else None
+
     def current(self, lines: Sequence[str], segments: Sequence[Tuple[int, int]]) -> Found:
         """The lines of `segments` that hold something: the last request's, with the lines
         that changed since read again, when only a few did and no line was added, removed or
@@ -306,6 +348,7 @@ class DocumentRows:
         if last is None or len(last[0]) != len(lines) or last[1] != tuple(segments):
             return None
         changed = list(compress(count(), map(ne, last[0], lines)))
+        self._compared = (last[0], lines, changed)
         if len(changed) > EDITED_LINES:
             return None
         before = last[2]
@@ -451,10 +494,6 @@ def dependencies(link: Link, resolver: Resolver) -> Tuple[str, ...]:
     return (OWN, key) if resolver.state(link).anchors is resolver.own else (key,)
 
 
-def row_keys(row: Row) -> FrozenSet[str]:
-    return row.keys
-
-
 def token_steps(
     rows: DocumentRows,
     found: Found,
@@ -465,18 +504,18 @@ def token_steps(
     """Add the tokens of the lines `found` (those of the last request that hold something) to
     `placed`, yielding after every `ROW_SLICE` rows made. After an edit the last answer is
     kept but for the lines that changed, and the lines after them whose line delta did."""
-    kept = rows.tokens.fresh()
+    rows.tokens.fresh()
     made_from = rows.made_from(rows.tokens)
     last = rows.token_answer
     changed = None
     if last is not None and last.previous == placed.previous:
-        changed = edited_since(last.made_from, made_from)
+        changed = rows.edited_since(last.made_from, rows.tokens)
     if last is None or changed is None:
-        numbers, shown = yield from shown_rows(kept, found, resolver, columns)
+        numbers, shown = yield from shown_rows(rows.tokens, found, resolver, columns)
         pieces = list(map(add, int_texts(deltas(numbers, placed.previous)), jsons(shown)))
         answer = TokenAnswer(made_from, placed.previous, numbers, shown, pieces)
     else:
-        answer = last.edited(changed, made_from, kept, found, resolver, columns)
+        answer = last.edited(changed, made_from, rows.tokens, found, resolver, columns)
     rows.token_answer = answer
     data = placed.data
     for delta, row in zip(deltas(answer.numbers, placed.previous), answer.shown):
@@ -486,18 +525,20 @@ def token_steps(
 
 
 def shown_rows(
-    kept: Dict[str, Row], found: Found, resolver: Resolver, columns: Columns
+    tokens: Rows[Row], found: Found, resolver: Resolver, columns: Columns
 ) -> Steps[Tuple[List[int], List[Row]]]:
     """The lines of `found` that show tokens, and their rows, yielding after every `ROW_SLICE`
     rows made. Kept rows are looked up and the lines chosen by C-speed maps (a page has
     thousands)."""
+    kept = tokens.fresh()
     lines: List[Optional[Row]] = list(map(kept.get, found.texts))
     made = 0
     memo: Dict[Tuple[bool, str], Tuple[str, ...]] = {}
     for at in missing(lines):  # rows not kept: made now
         text = found.texts[at]
         row = kept.get(text) or make_row(text, found.facts[at], resolver, columns, memo)
-        lines[at] = kept[text] = row
+        lines[at] = row
+        tokens.put(text, row)
         made += 1
         if made % ROW_SLICE == 0:
             yield
@@ -523,20 +564,6 @@ class MadeFrom(NamedTuple):
     generation: int
 
 
-def edited_since(before: MadeFrom, now: MadeFrom) -> Optional[List[int]]:
-    """The lines that differ now from those an answer was made from, when every other line's
-    part of it is still right (no kept row dropped since, no line added, removed or moved into
-    or out of fenced code) and only a few differ; else None."""
-    if (
-        before.generation != now.generation
-        or before.segments != now.segments
-        or len(before.lines) != len(now.lines)
-    ):
-        return None
-    changed = list(compress(count(), map(ne, before.lines, now.lines)))
-    return changed if len(changed) <= EDITED_LINES else None
-
-
 class TokenAnswer(NamedTuple):
     """A document's tokens as last answered for all its lines: what they were made from, the
     line the first row's delta counts from, and each line that shows tokens: its number, its
@@ -552,7 +579,7 @@ class TokenAnswer(NamedTuple):
         self,
         changed: List[int],
         made_from: MadeFrom,
-        kept: Dict[str, Row],
+        tokens: Rows[Row],
         found: Found,
         resolver: Resolver,
         columns: Columns,
@@ -564,8 +591,8 @@ class TokenAnswer(NamedTuple):
         memo: Dict[Tuple[bool, str], Tuple[str, ...]] = {}
         part = found.only(changed)
         for number, text, facts in zip(part.numbers, part.texts, part.facts):
-            row = kept.get(text) or make_row(text, facts, resolver, columns, memo)
-            kept[text] = row
+            row = tokens.fresh().get(text) or make_row(text, facts, resolver, columns, memo)
+            tokens.put(text, row)
             if row.data:
                 at = bisect_left(numbers, number)
                 numbers.insert(at, number)
@@ -615,10 +642,6 @@ def hint_row(
     return HintRow(hints, frozenset(keys), pieces)
 
 
-def hint_keys(row: HintRow) -> FrozenSet[str]:
-    return row.keys
-
-
 class HintLines(NamedTuple):
     """The lines of a page that show hints: their numbers, texts and rows, in order, and
     whether a row made for them names this page (such rows are never kept)."""
@@ -629,7 +652,7 @@ class HintLines(NamedTuple):
     own: bool
 
 
-def fresh_hints(rows: DocumentRows, settings: Tuple[bool, bool]) -> Dict[str, HintRow]:
+def fresh_hints(rows: DocumentRows, settings: Tuple[bool, bool]) -> Mapping[str, HintRow]:
     """The kept hint rows still right: none when the settings changed since they were made."""
     if settings != rows.hint_settings:
         rows.hint_settings = settings
@@ -659,7 +682,7 @@ def line_hints(
         if OWN in row.keys:
             own = True
         else:
-            kept[text] = row
+            rows.hints.put(text, row)
         made[at] = row
     shows = list(map(bool, map(itemgetter(0), cast(List[HintRow], made))))
     return HintLines(
@@ -711,7 +734,7 @@ def page_hints(
     fresh_hints(rows, settings)
     made_from = rows.made_from(rows.hints)
     last = rows.hint_answer
-    changed = None if last is None or last.own else edited_since(last.made_from, made_from)
+    changed = None if last is None or last.own else rows.edited_since(last.made_from, rows.hints)
     if last is None or changed is None:
         shown = line_hints(rows, found, maker, settings, columns)
         answer = HintAnswer(made_from, shown.numbers, hints_json(shown), shown.own)

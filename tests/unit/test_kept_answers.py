@@ -196,6 +196,20 @@ def test_kept_tokens_are_the_tokens_made_from_nothing(
         assert json_ints(data) == json
 
 
+@settings(max_examples=150, deadline=None)
+@given(**RUNS)
+def test_tokens_and_hints_asked_in_turn_are_each_made_from_nothing(
+    start: List[str], steps: List[Tuple[float, str, str]]
+) -> None:
+    """As Neovim asks after each edit: a token answer, then the hints, of the same rows (each
+    request compares the lines with the last request's, which the other one made)."""
+    run = Run(start)
+    for step in steps:
+        run.step(*step)
+        assert run.tokens(run.rows) == run.tokens(run.fresh()), step
+        assert run.hints(run.rows) == run.hints(run.fresh()), step
+
+
 def test_an_edit_keeps_the_other_lines_hints(tmp_path: Path) -> None:
     """The answer after a one-line edit is made from the last one: the lines that did not change
     keep their JSON (the same objects), the edited one is made again."""

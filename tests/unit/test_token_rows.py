@@ -5,6 +5,7 @@ frontmatter, headings and block ids), however the page was edited."""
 from __future__ import annotations
 
 import tempfile
+from operator import attrgetter
 from pathlib import Path
 from typing import List, Tuple
 
@@ -19,7 +20,9 @@ from echoes_lsp.server.token_rows import (
     DocumentRows,
     Found,
     Placed,
+    Row,
     RowMemory,
+    Rows,
     body_line,
     fenced_lines,
     segments,
@@ -199,3 +202,21 @@ def test_a_reload_of_the_vault_drops_every_kept_row(tmp_path: Path) -> None:
     )
     vault.load()
     assert tokens() == [0, 6, 5, TARGET, 0]
+
+
+def test_a_changed_key_drops_the_rows_that_name_it_and_counts_the_drop() -> None:
+    """Rows are found by the keys they name, also after a prune (which keeps the current lines'
+    rows only) and after a row is replaced."""
+    rows: Rows[Row] = Rows(attrgetter("keys"))
+    rows.put("a", Row((), frozenset({"k"}), ""))
+    rows.put("b", Row((), frozenset({"j"}), ""))
+    rows.put("c", Row((), frozenset({"k", "j"}), ""))
+    rows.prune({"a", "b", "c"})
+    generation = rows.generation
+    rows.mark(["k"])
+    assert set(rows.fresh()) == {"b"} and rows.generation == generation + 1
+    rows.put("b", Row((), frozenset({"i"}), ""))
+    rows.mark(["i"])
+    assert set(rows.fresh()) == set() and rows.generation == generation + 2
+    rows.mark(["nothing kept names this"])
+    assert rows.fresh() == {} and rows.generation == generation + 2
