@@ -548,10 +548,8 @@ def scan(text: str, first_line: int = 0) -> Structure:
     return Structure(links, headings, blocks)
 
 
-@lru_cache(maxsize=CACHED_NAMES)
 def heading_key(text: str) -> str:
-    """Headings match the way Obsidian matches them: case- and spacing-insensitive. Remembered,
-    as page stems are: an open page's own anchors are read again after each edit of a heading."""
+    """Headings match the way Obsidian matches them: case- and spacing-insensitive."""
     return " ".join(text.replace("[", "").replace("]", "").split()).casefold()
 
 
