@@ -11,8 +11,19 @@ import sys
 from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate, count
-from operator import add
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
+from operator import add, attrgetter
+from typing import (
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 # Each pattern begins with a literal (`[[`, a newline, `^`) so that the regex engine can skip
 # ahead with a fast search instead of trying every position: about 10x faster on large vaults.
@@ -107,7 +118,11 @@ class Structure:
     )
 
     def __init__(
-        self, links: Sequence[Link], headings: Sequence[Heading], blocks: Sequence[BlockId]
+        self,
+        links: Sequence[Link],
+        headings: Sequence[Heading],
+        blocks: Sequence[BlockId],
+        anchors: Optional[str] = None,
     ) -> None:
         self._links = links
         self._headings = headings
@@ -117,7 +132,7 @@ class Structure:
         self._first_line = 0
         # Set for a closed structure: reads the file at the path `_source` holds.
         self._reader: Optional[Callable[[str], str]] = None
-        self._anchors: Optional[str] = None
+        self._anchors = anchors
         # the links grouped by the page key they name, per source key: filled by navigation
         self.grouped: Optional[Dict[str, Dict[str, List[Link]]]] = None
 
@@ -184,9 +199,8 @@ class Structure:
         heading, `^` and the name of each block id, one per line, sorted, each line between
         newlines. Two structures with the same anchors answer every anchor check alike."""
         if self._anchors is None:
-            names = {"#" + heading_key(h.text) for h in self.headings}
-            names.update("^" + b.name for b in self.blocks)
-            self._anchors = "\n" + "".join(name + "\n" for name in sorted(names))
+            keys = map(heading_key, map(attrgetter("text"), self.headings))
+            self._anchors = anchors_of(keys, map(attrgetter("name"), self.blocks))
         return self._anchors
 
     def has_heading(self, key: str) -> bool:
@@ -546,6 +560,13 @@ def scan(text: str, first_line: int = 0) -> Structure:
             line, column = lines.locate(offset)
             blocks.append(BlockId(match.group(1), line, column, column + len(match.group(1)) + 1))
     return Structure(links, headings, blocks)
+
+
+def anchors_of(heading_keys: Iterable[str], block_names: Iterable[str]) -> str:
+    """`Structure.anchors` of the headings of these keys and the blocks of these names."""
+    names = {"#" + key for key in heading_keys}
+    names.update("^" + name for name in block_names)
+    return "\n" + "".join(name + "\n" for name in sorted(names))
 
 
 def heading_key(text: str) -> str:

@@ -21,8 +21,8 @@ import os
 import weakref
 from bisect import bisect_left
 from collections import OrderedDict
-from itertools import compress, count, groupby, repeat
-from operator import add, attrgetter, is_not, itemgetter, ne, or_, sub
+from itertools import chain, compress, count, groupby, repeat
+from operator import add, attrgetter, is_not, itemgetter, ne, sub
 from typing import (
     Any,
     Callable,
@@ -45,7 +45,7 @@ from typing import (
 from ..engine.folding import fence_lines
 from ..engine.fuzzy import Steps
 from ..engine.hint_texts import HintMaker
-from ..engine.markdown import BlockId, Heading, Link, Structure, scan
+from ..engine.markdown import BlockId, Heading, Link, Structure, anchors_of, heading_key, scan
 from ..engine.token_spans import Resolver, link_spans
 from ..engine.vault import Vault, key_of
 from ..runtime import echoes_vault as rules
@@ -227,8 +227,8 @@ class DocumentRows:
         self.hint_settings: Tuple[bool, bool] = (True, True)
         # this page's headings and blocks, and the lines that hold them, when last read
         self.own = Structure([], [], [])
-        self.own_marks: Tuple[Tuple[LineFacts, ...], Tuple[int, ...]] = ((), ())
         self.own_anchors: Optional[str] = None
+        self._keys: Dict[str, str] = {}  # the key of each heading text of this page
         # the lines, code-free stretches and found lines of the last request
         self._last: Optional[Tuple[Sequence[str], Tuple[Tuple[int, int], ...], Found]] = None
         # the found lines `own` was made from, and those the last found lines have the same
@@ -395,24 +395,31 @@ class DocumentRows:
             self._own_of = found
             return self.own
         self._own_of = found
-        headings_of = map(bool, map(itemgetter(1), found.facts))
+        headings = list(chain.from_iterable(map(itemgetter(1), found.facts)))
         blocks_of = list(map(bool, map(itemgetter(2), found.facts)))
-        marks = tuple(compress(found.facts, map(or_, headings_of, blocks_of)))
-        block_lines = tuple(compress(found.numbers, blocks_of))
-        if (marks, block_lines) == self.own_marks:
-            return self.own
-        headings = [heading for facts in marks for heading in facts.headings]
         blocks = [
             BlockId(block.name, number, block.start, block.end)
             for number, facts in compress(zip(found.numbers, found.facts), blocks_of)
             for block in facts.blocks
         ]
-        self.own = Structure([], headings, blocks)
-        self.own_marks = (marks, block_lines)
-        if self.own.anchors != self.own_anchors:
-            self.own_anchors = self.own.anchors
+        keys = self._heading_keys(list(map(attrgetter("text"), headings)))
+        anchors = anchors_of(keys, map(attrgetter("name"), blocks))
+        self.own = Structure([], headings, blocks, anchors)
+        if anchors != self.own_anchors:
+            self.own_anchors = anchors
             self.tokens.mark([OWN])
         return self.own
+
+    def _heading_keys(self, texts: List[str]) -> List[str]:
+        """The `heading_key` of each heading text, remembered for this page: after an edit of
+        a heading its thousand others are the same."""
+        known = self._keys
+        if len(known) > 2 * len(texts) + 1_000:
+            known.clear()
+        keys: List[Optional[str]] = list(map(known.get, texts))
+        for at in missing(keys):
+            keys[at] = known[texts[at]] = heading_key(texts[at])
+        return cast(List[str], keys)  # every heading has its key now
 
 
 class Found(NamedTuple):
