@@ -167,7 +167,12 @@ RUNS = {
 @settings(max_examples=200, deadline=None)
 @given(**RUNS)
 # a block's text changed on one line changes the hint of a link to it on another
-@example(["Own [[#^mine]] ref.", "A paragraph. ^mine"], [(0.9, "replace", LINES[6])])
+@example(["Own [[#^mine]] ref.", "", "A paragraph. ^mine"], [(0.95, "replace", LINES[6])])
+# the same, the link typed by an edit answered from the last answer
+@example(
+    ["Plain text.", "", "A paragraph. ^mine"],
+    [(0.7, "replace", LINES[3]), (0.95, "replace", LINES[6])],
+)
 def test_kept_hints_are_the_hints_made_from_nothing(
     start: List[str], steps: List[Tuple[float, str, str]]
 ) -> None:
