@@ -511,7 +511,7 @@ def token_steps(
     """Add the tokens of the lines `found` (those of the last request that hold something) to
     `placed`, yielding after every `ROW_SLICE` rows made. After an edit the last answer is
     kept but for the lines that changed, and the lines after them whose line delta did."""
-    rows.tokens.fresh()
+    rows.tokens.fresh()  # the rows the vault's changes made stale are dropped, and counted
     made_from = rows.made_from(rows.tokens)
     last = rows.token_answer
     changed = None
@@ -596,9 +596,10 @@ class TokenAnswer(NamedTuple):
         numbers, shown, pieces = list(self.numbers), list(self.shown), list(self.pieces)
         drop_lines(changed, numbers, shown, pieces)
         memo: Dict[Tuple[bool, str], Tuple[str, ...]] = {}
+        kept = tokens.fresh()
         part = found.only(changed)
         for number, text, facts in zip(part.numbers, part.texts, part.facts):
-            row = tokens.fresh().get(text) or make_row(text, facts, resolver, columns, memo)
+            row = kept.get(text) or make_row(text, facts, resolver, columns, memo)
             tokens.put(text, row)
             if row.data:
                 at = bisect_left(numbers, number)
@@ -738,7 +739,7 @@ def page_hints(
     After an edit only the lines that changed are made again, and the last answer's others are
     kept: each line's hints depend on its text and its kept row alone, unless a row names this
     page (a block's text may have changed on any line) or a line moved."""
-    fresh_hints(rows, settings)
+    fresh_hints(rows, settings)  # the stale rows are dropped, and counted
     made_from = rows.made_from(rows.hints)
     last = rows.hint_answer
     changed = None if last is None or last.own else rows.edited_since(last.made_from, rows.hints)
