@@ -147,6 +147,11 @@ class LargeDocuments:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, uncollected, function, *args)
 
+    async def computed(self, function: Callable[..., Result], *args: Any) -> Result:
+        """`function(*args)` run in the worker thread, after any work queued there before it:
+        an answer about a large document that would hold the event loop too long."""
+        return await self._in_worker(function, *args)
+
     async def diagnostics(
         self, folder: Folder, uri: str, diagnose: Callable[[str], List[types.Diagnostic]]
     ) -> List[types.Diagnostic]:

@@ -181,3 +181,30 @@ async def test_a_large_page_on_disk_is_indexed_like_any_other(
     document = session.open(big)
     items = await session.diagnostics(document, lambda found: len(found) > 0, timeout=120)
     assert len(items) == 1001 and "7,000 more diagnostics" in items[-1].message
+
+
+def many_sections(count: int) -> str:
+    """A page of `count` two-line heading sections: its folding takes half a second."""
+    return HEAD + "".join(f"## Part {number}\nA line.\n" for number in range(count))
+
+
+async def test_a_large_page_is_folded_while_other_requests_are_answered(
+    session: Session,
+) -> None:
+    """Folding a page of 30,000 sections (over the large-document size) runs in the worker
+    thread: a hover sent after the folding request is answered before it, and the folds are
+    those of the page, the same again after an edit."""
+    await wait_until_ready(session)
+    uri = session.open(session.page("many-sections.md"), many_sections(30_000))
+    params = types.FoldingRangeParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    for _edit in range(2):
+        folding = asyncio.ensure_future(session.client.text_document_folding_range_async(params))
+        assert SESSIONS_SUMMARY in await hover_elsewhere(session)
+        assert not folding.done(), "the folds were made before the hover was answered"
+        found = await asyncio.wait_for(folding, 120)
+        assert found is not None
+        # the frontmatter, then each section (VS Code's client takes the first 5,000 only)
+        assert len(found) == (5_000 if session.kind == "visual_studio_code" else 30_001)
+        expected = [(0, 5)] + [(7 + 2 * number, 8 + 2 * number) for number in range(30_000)]
+        assert [(fold.start_line, fold.end_line) for fold in found] == expected[: len(found)]
+        session.edit(uri, 8, 0, 0, "Still ")

@@ -4,7 +4,7 @@ and `textDocument/documentHighlight`, from the pure functions of `engine/folding
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from lsprotocol import types
 
@@ -16,13 +16,16 @@ from ...runtime import echoes_vault as rules
 from ..echoes_server import EchoesServer
 from ..lsp_convert import JsonText, json_list
 from . import Feature
-from .document_context import VaultDocument, load_document
+from .document_context import VaultDocument, load_analysed, load_document
 
 
 def markdown_document(ls: EchoesServer, uri: str) -> Optional[VaultDocument]:
     """The vault file at `uri` when it is Markdown (a page, a daily entry, the index, a raw
     source); None for the vault's other files, which have no such structure."""
-    document = load_document(ls, uri)
+    return markdown_only(load_document(ls, uri))
+
+
+def markdown_only(document: Optional[VaultDocument]) -> Optional[VaultDocument]:
     if document is None or not document.path.lower().endswith(".md"):
         return None
     return document
@@ -37,14 +40,31 @@ def document_folds(
     )
 
 
-def folding_ranges(ls: EchoesServer, params: types.FoldingRangeParams) -> Optional[JsonText]:
-    """A page's `FoldingRange`s, written as JSON: a dense page has more than a thousand."""
-    document = markdown_document(ls, params.text_document.uri)
+async def document_and_folds(
+    ls: EchoesServer, uri: str
+) -> Optional[Tuple[VaultDocument, List[Fold]]]:
+    """A Markdown document and its folds. A large open document (over `LARGE_TEXT`) is read
+    from its analysis and folded in the large-document worker, never on the event loop: a page
+    of tens of thousands of headings takes half a second. Its sections are not kept (the
+    worker and the event loop would share the memory)."""
+    if ls.large_documents.is_large(uri):
+        document = markdown_only(await load_analysed(ls, uri))
+        if document is None:
+            return None
+        return document, await ls.large_documents.computed(document_folds, document)
+    document = markdown_document(ls, uri)
     if document is None:
         return None
+    return document, document_folds(document, memory=ls.fold_memories.memory(uri))
+
+
+async def folding_ranges(ls: EchoesServer, params: types.FoldingRangeParams) -> Optional[JsonText]:
+    """A page's `FoldingRange`s, written as JSON: a dense page has more than a thousand."""
     uri = params.text_document.uri
-    memory = ls.fold_memories.memory(uri)
-    found = within_limit(document_folds(document, memory=memory), ls.support.folding_limit)
+    folded = await document_and_folds(ls, uri)
+    if folded is None:
+        return None
+    document, found = folded[0], within_limit(folded[1], ls.support.folding_limit)
     if ls.support.folding_lines_only:
         return JsonText(ls.fold_memories.answer(uri, found, lines_json))
     # With columns, each range starts and ends at the end of its line, so the first line stays
