@@ -40,14 +40,26 @@ def document_folds(
     )
 
 
+# An open document with more heading sections than this is folded in the large-document
+# worker: each section costs a few Python steps (about 7 µs), so this many hold the event loop
+# about 35 ms, and a pasted page of 65,000 half a second.
+MANY_SECTIONS = 5_000
+
+
+def many_sections(ls: EchoesServer, uri: str) -> bool:
+    """Whether an open document may hold more than `MANY_SECTIONS` sections (a C-speed count
+    of the lines that begin with `#`: a heading is among them)."""
+    text = ls.document_text(uri)
+    return text is not None and text.count("\n#") > MANY_SECTIONS
+
+
 async def document_and_folds(
     ls: EchoesServer, uri: str
 ) -> Optional[Tuple[VaultDocument, List[Fold]]]:
-    """A Markdown document and its folds. A large open document (over `LARGE_TEXT`) is read
-    from its analysis and folded in the large-document worker, never on the event loop: a page
-    of tens of thousands of headings takes half a second. Its sections are not kept (the
-    worker and the event loop would share the memory)."""
-    if ls.large_documents.is_large(uri):
+    """A Markdown document and its folds. An open document of very many sections is read from
+    its analysis (when it is large) and folded in the large-document worker, never on the event
+    loop. Its sections are not kept (the worker and the event loop would share the memory)."""
+    if many_sections(ls, uri):
         document = markdown_only(await load_analysed(ls, uri))
         if document is None:
             return None
