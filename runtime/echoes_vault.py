@@ -127,7 +127,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = "1.0.0"
-ENGINE_VERSION = "1.5.0"
+ENGINE_VERSION = "1.6.0"
 MANAGED_ADAPTER_VERSION = "1.2.0"
 MARKER_SCHEMA_VERSION = 3
 STATE_SCHEMA_VERSION = 4
@@ -142,6 +142,8 @@ DAILY_DIR = "daily"
 ASSETS_DIR = "assets"
 RAW_DIR = "raw"
 INDEX_NAME = "index.md"
+MARKER_REL = f"{VAULT_DIR}/{MARKER_NAME}"
+INDEX_REL = f"{VAULT_DIR}/{INDEX_NAME}"
 
 INDEX_HEADER = (
     "# EchoesVault Index\n"
@@ -866,8 +868,11 @@ def parse_index_rows(text: str) -> List[Tuple[str, str, int]]:
 
 
 # =============================================================================================
-# 8. Hashing (spec 11.3, 12.9): the SHA-256 that optimistic concurrency compares.
+# 8. Hashing and bounded JSON (spec 11.3, 12.9, 16): the SHA-256 that optimistic concurrency
+# compares (8.1), and the one reader of JSON text, with its size and depth limits (8.2).
 # =============================================================================================
+
+# --- 8.1 Hashing ------------------------------------------------------------------------------
 
 
 def text_sha256(text: str) -> str:
@@ -880,6 +885,106 @@ def normalize_newlines(text: str) -> str:
     if "\r" not in text:
         return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# --- 8.2 Bounded JSON: every JSON the tools read, with a size and a depth limit --------------
+
+# Arrays and objects nested deeper than this are refused before they are parsed: `json` parses
+# recursively, and a few kilobytes of brackets would exhaust the interpreter's stack. No file or
+# message of the protocol nests beyond a handful of levels.
+JSON_DEPTH_LIMIT = 64
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_BRACKET_PAIR = re.compile(r"\[\]|\{\}")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+class BadJson(ValueError):
+    """JSON text that is refused: too large, nested too deep, not UTF-8, not JSON, or not of the
+    expected type. The message says which, and never quotes the text."""
+
+
+def nesting_problem(text: str, limit: int = JSON_DEPTH_LIMIT) -> Optional[str]:
+    """Why the brackets of `text` (its strings already removed) cannot be parsed within `limit`
+    levels, or None. Linear passes, no recursion: each pass removes the innermost pairs, so a
+    text `limit` deep is empty after `limit` passes."""
+    if text.count("[") + text.count("{") <= limit:
+        return None
+    rest = _NOT_BRACKET.sub("", text)
+    for _ in range(limit):
+        rest, removed = _BRACKET_PAIR.subn("", rest)
+        if not rest:
+            return None
+        if not removed:
+            return "its brackets do not pair up"
+    return f"it nests deeper than {limit} levels"
+
+
+def json_structure(text: str) -> str:
+    """The part of JSON text outside its strings: what the parser recurses on. Escaped
+    backslashes and quotes go first, so every remaining quote opens or closes a string."""
+    if "\\" in text:
+        if "\\\\" in text:
+            text = text.replace("\\\\", "")
+        if '\\"' in text:
+            text = text.replace('\\"', "")
+    return "".join(text.split('"')[::2])
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Whether a parsed value holds a string with half of a surrogate pair (`"\\ud800"`), which
+    no file can be written with. A loop over the value, not a recursion."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return False
+
+
+def load_json(
+    data: Union[bytes, str], limit: int, depth: int = JSON_DEPTH_LIMIT, kind: Any = None
+) -> Any:
+    """The value of JSON text of at most `limit` bytes nested at most `depth` levels, or
+    `BadJson`. With `kind` (`dict`, `list`), the value must be of that type. The one JSON
+    reader of the runtime, the language server and `check`."""
+    if len(data) > limit:
+        raise BadJson(f"it is larger than {_size_words(limit)}")
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise BadJson(f"it is not valid UTF-8 (byte {error.start})") from None
+    problem = nesting_problem(json_structure(data), depth)
+    if problem is not None:
+        raise BadJson(problem)
+    try:
+        value = json.loads(data)
+    except RecursionError:  # not reached after the check above; kept as a last guard
+        raise BadJson(f"it nests deeper than {depth} levels") from None
+    except ValueError as error:
+        detail = error.msg if isinstance(error, json.JSONDecodeError) else "not JSON"
+        raise BadJson(f"it is not valid JSON ({detail})") from None
+    if "\\u" in data and _SURROGATE_ESCAPE.search(data) and _lone_surrogate(value):
+        raise BadJson("it holds text that is not valid Unicode (half of a surrogate pair)")
+    if kind is not None and not isinstance(value, kind):
+        raise BadJson(f"it is not a JSON {'object' if kind is dict else 'array'}")
+    return value
+
+
+def _size_words(size: int) -> str:
+    if size >= 1024 * 1024 and size % (1024 * 1024) == 0:
+        return f"{size // (1024 * 1024)} MiB"
+    if size >= 1024 and size % 1024 == 0:
+        return f"{size // 1024} KiB"
+    return f"{size} bytes"
 
 
 # =============================================================================================
@@ -1406,6 +1511,7 @@ def secret_problems(text: str) -> List[Problem]:
 # =============================================================================================
 
 STATE_NAME = "state.json"
+STATE_REL = f"{RUNTIME_DIR}/{STATE_NAME}"
 LOCK_NAME = "lock"
 CACHE_NAME = "index-cache.json"
 RUNTIME_NAME = "echoes_vault.py"
@@ -1441,6 +1547,8 @@ RUNTIME_GITIGNORE_RULES = (
     "/lock",
     "/index-cache.json",
     "/end-journal.json",
+    "/requests.json",
+    "/kept/",
     "*.echoes-tmp",
 )
 BLOCK_START = "<!-- echoes-vault:start -->"
@@ -1457,6 +1565,7 @@ LOCAL_ONLY_PATHS = (
     f"{RUNTIME_DIR}/{STATE_NAME}",
     f"{RUNTIME_DIR}/{LOCK_NAME}",
     f"{RUNTIME_DIR}/{CACHE_NAME}",
+    f"{RUNTIME_DIR}/requests.json",
     ".opencode/echoes-state.json",
     ".codex/echoes-vault-state.json",
 )
@@ -1843,7 +1952,10 @@ LEGACY_TEMP_NAME = r"^\..+\.tmp-[0-9a-f]{8}$"
 _OWNER: Dict[str, Any] = {}
 
 
-def _read_small(path: str, limit: int = 4096) -> Optional[bytes]:
+LOCK_LIMIT = 4096  # bytes of a lock token read; a longer lock is not ours, so its owner is unknown
+
+
+def _read_small(path: str, limit: int = LOCK_LIMIT) -> Optional[bytes]:
     """A short system file (`/proc`, the lock), or None; never blocks on a FIFO."""
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
@@ -1922,10 +2034,10 @@ def lock_owner(data: Optional[bytes]) -> Tuple[str, Optional[Dict[str, Any]]]:
     if not data:
         return "unknown", None
     try:
-        owner = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        owner = load_json(data, LOCK_LIMIT, kind=dict)
+    except BadJson:
         return "unknown", None
-    if not isinstance(owner, dict) or owner.get("format") != LOCK_FORMAT:
+    if owner.get("format") != LOCK_FORMAT:
         return "unknown", None
     owner.pop("nonce", None)
     me = owner_identity()
@@ -1979,13 +2091,14 @@ def find_temp_files(ws: Workspace, stale: float) -> List[Tuple[str, str, int]]:
     """(workspace-relative path, owner state, size) of every temporary file a writer leaves
     beside its targets, including each `daily/<day>/` directory."""
     directories = list(_TEMP_DIRS)
-    try:
-        with os.scandir(ws.daily) as days:
-            directories += [
-                f"{VAULT_DIR}/{DAILY_DIR}/{d.name}" for d in days if d.is_dir(follow_symlinks=False)
-            ]
-    except OSError:
-        pass
+    for parent in (f"{VAULT_DIR}/{DAILY_DIR}", f"{RUNTIME_DIR}/kept"):  # days, kept versions
+        try:
+            with os.scandir(ws.abs(parent)) as folders:
+                directories += [
+                    f"{parent}/{d.name}" for d in folders if d.is_dir(follow_symlinks=False)
+                ]
+        except OSError:
+            pass
     found: List[Tuple[str, str, int]] = []
     for rel_dir in directories:
         directory = os.path.join(ws.root, rel_dir) if rel_dir else ws.root
@@ -2035,8 +2148,9 @@ class VaultLock:
     temporary name and hard-linked into place, so a lock is never seen empty. A lock whose owner
     is provably dead on this machine is removed at once; any other waits for the age rule."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: Workspace, warnings: Optional[List[Dict[str, str]]] = None) -> None:
         self.ws = ws
+        self.warnings = [] if warnings is None else warnings  # what recovery reports
         self.path = ws.lock
         owner = owner_identity()
         owner["nonce"] = os.urandom(16).hex()
@@ -2140,7 +2254,7 @@ class VaultLock:
             # must not be links or directories (spec 16).
             for rel in (f"{VAULT_DIR}/{INDEX_NAME}", f"{RUNTIME_DIR}/{STATE_NAME}"):
                 check_target(self.ws, rel)
-            recover(self.ws)
+            recover(self.ws, self.warnings)
         except BaseException:
             self.release()
             raise
@@ -2215,6 +2329,9 @@ class MarkerInfo:
         }
 
 
+MARKER_LIMIT = 1024 * 1024
+
+
 def read_marker(ws: Workspace) -> MarkerInfo:
     info = MarkerInfo()
     st = _lstat(ws.marker)
@@ -2226,13 +2343,13 @@ def read_marker(ws: Workspace) -> MarkerInfo:
         info.error = "the marker is a symbolic link"
         return info
     try:
-        raw = read_bytes(ws.marker, limit=1024 * 1024)
-        data = json.loads(raw.decode("utf-8"))
-    except (OSError, ValueError) as error:
-        info.error = f"the marker is not readable JSON ({type(error).__name__})"
+        raw = read_bytes(ws.marker, limit=MARKER_LIMIT)
+        data = load_json(raw, MARKER_LIMIT, kind=dict)
+    except OSError as error:
+        info.error = f"the marker `{MARKER_REL}` cannot be read ({error.strerror or error})"
         return info
-    if not isinstance(data, dict):
-        info.error = "the marker is not a JSON object"
+    except BadJson as error:
+        info.error = f"the marker `{MARKER_REL}` cannot be read: {error}"
         return info
     info.data = data
     version = data.get("protocolVersion")
@@ -2307,15 +2424,10 @@ def _read_json_object(
     if not stat.S_ISREG(st.st_mode):
         return None, "invalid"
     try:
-        raw = read_bytes(path, min(st.st_size, limit), st, limit)
-        if len(raw) > limit:
-            return None, "invalid"
-        data = json.loads(raw.decode("utf-8"))
+        data = load_json(read_bytes(path, min(st.st_size, limit), st, limit), limit, kind=dict)
     except OSError:
         return None, "unreadable"
-    except (ValueError, RecursionError):
-        return None, "invalid"
-    if not isinstance(data, dict):
+    except BadJson:
         return None, "invalid"
     return data, "ok"
 
@@ -2407,6 +2519,30 @@ def write_state(
     data = (json.dumps(state, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     write_managed(ws, f"{RUNTIME_DIR}/{STATE_NAME}", data)
     return state
+
+
+def derived_state(
+    ws: Workspace,
+    ctx: Context,
+    scan: PageScan,
+    warnings: List[Dict[str, str]],
+    *,
+    session: Optional[Dict[str, Any]] = None,
+) -> Optional[Dict[str, Any]]:
+    """Local state written after a command's commit point: a failure is a warning, not a failed
+    request, and the next writer writes the state again (an `end`'s saved session stays in its
+    journal until it is recorded)."""
+    try:
+        return write_state(ws, ctx, vault_stats(ws, scan), session=session)
+    except (EchoesError, OSError) as error:
+        _warn(
+            warnings,
+            "state-not-written",
+            f"local state `{STATE_REL}` could not be written ({_reason(error)}); the next "
+            "writing command writes it again",
+            STATE_REL,
+        )
+        return None
 
 
 def state_health(ws: Workspace) -> Dict[str, Any]:
@@ -3125,6 +3261,27 @@ def refresh_index(
     return result
 
 
+def derived_index(
+    ws: Workspace,
+    scan: PageScan,
+    warnings: List[Dict[str, str]],
+    built: Optional[Tuple[Optional[str], List[Dict[str, Any]]]] = None,
+) -> Optional[Dict[str, Any]]:
+    """The index refreshed after a command's commit point (or by a command it is only a repair
+    for): a failure is a warning, and the next writer refreshes it."""
+    try:
+        return refresh_index(ws, scan, built=built, digest=False)
+    except (EchoesError, OSError) as error:
+        _warn(
+            warnings,
+            "index-not-written",
+            f"the index `{INDEX_REL}` could not be refreshed ({_reason(error)}); the next "
+            f"writing command refreshes it (or run `hydrate`)",
+            INDEX_REL,
+        )
+        return None
+
+
 def count_daily(ws: Workspace) -> int:
     """Daily entries: nested unique files plus legacy flat ones (read as data)."""
     total = 0
@@ -3155,6 +3312,21 @@ class Context:
         self.ws = ws
         self.agent = normalize_agent(agent) if agent else None
         self.adapter_version = adapter_version
+        # What went wrong after the command's commit point, or what recovery found: the result's
+        # `warnings` (see `_warn`). The request itself has taken effect.
+        self.warnings: List[Dict[str, str]] = []
+
+
+def _warn(warnings: List[Dict[str, str]], kind: str, message: str, path: str) -> None:
+    """One warning of a result: a stable `kind`, a sentence for people, the file it is about."""
+    warnings.append({"kind": kind, "message": message, "path": path})
+
+
+def _reason(error: BaseException) -> str:
+    """An error in a few words, for a warning: `No space left on device`, `File too large`."""
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
 
 
 def read_payload(source: str) -> Dict[str, Any]:
@@ -3185,17 +3357,148 @@ def read_payload(source: str) -> Dict[str, Any]:
             "payload",
         )
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise EchoesError("the payload is not valid UTF-8", "payload") from None
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError) as error:
-        message = error.msg if isinstance(error, json.JSONDecodeError) else "nesting too deep"
-        raise EchoesError(f"the payload is not valid JSON ({message})", "payload") from None
+        value = load_json(data, MAX_PAYLOAD_BYTES)
+    except BadJson as error:
+        raise EchoesError(f"the payload cannot be used: {error}", "payload") from None
     if not isinstance(value, dict):
         raise EchoesError("the payload must be a JSON object", "payload")
     return value
+
+
+# Requests that carried a `requestId`, remembered in a file of their own beside the local state,
+# so that a writer that rewrites `state.json` (the reference runtime) loses nothing but them.
+REQUESTS_NAME = "requests.json"
+REQUESTS_REL = f"{RUNTIME_DIR}/{REQUESTS_NAME}"
+REQUESTS_FORMAT = "echoes-vault-requests/1"
+REQUESTS_LIMIT = 32 * 1024 * 1024
+REQUEST_MEMORY = 64  # the most recent requests remembered
+REQUEST_MEMORY_BYTES = 1024 * 1024  # older ones are forgotten beyond this (the newest is kept)
+REQUEST_ID = r"[A-Za-z0-9._:@/+=-]{1,128}"
+
+
+def payload_request_id(payload: Dict[str, Any]) -> Optional[str]:
+    """The payload's optional idempotency key `requestId`."""
+    value = payload.get("requestId")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not re.fullmatch(REQUEST_ID, value):
+        raise EchoesError(
+            "payload field `requestId` must be 1 to 128 letters, digits or `._:@/+=-` "
+            "(a UUID, for example)",
+            "payload",
+        )
+    refuse_secret_fields([("payload field `requestId`", value)])
+    return value
+
+
+class RequestMemory:
+    """`.echoes-vault/requests.json`: the last requests that carried a `requestId`, each with
+    the digest of its command and payload, its result, and how to tell from the files whether
+    it took effect (`proof`). Read and written under the lock.
+
+    A request is recorded as `planned` just before its commit point and as `done` after it. A
+    retry of a `done` request, or of a `planned` one whose proof holds (it took effect, then
+    the writer died), returns the first result and writes nothing; a `planned` one whose proof
+    fails never took effect, and runs again. The same key with another command or payload is
+    refused while the first request stands."""
+
+    def __init__(self, ctx: Context, command: str, payload: Dict[str, Any], request_id: str):
+        self.ctx = ctx
+        self.command = command
+        self.id = request_id
+        body = {key: value for key, value in payload.items() if key != "requestId"}
+        canonical = json.dumps([command, body], sort_keys=True, ensure_ascii=False)
+        self.digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+        self.records: List[Dict[str, Any]] = []
+
+    @classmethod
+    def of(cls, ctx: Context, command: str, payload: Dict[str, Any]) -> Optional[RequestMemory]:
+        request_id = payload_request_id(payload)
+        return None if request_id is None else cls(ctx, command, payload, request_id)
+
+    def load(self) -> None:
+        data, status = _read_json_object(self.ctx.ws.abs(REQUESTS_REL), REQUESTS_LIMIT)
+        records = data.get("requests") if data is not None else None
+        if status == "missing":
+            return
+        if data is None or data.get("format") != REQUESTS_FORMAT or not isinstance(records, list):
+            _warn(
+                self.ctx.warnings,
+                "request-memory",
+                f"`{REQUESTS_REL}` cannot be read ({status}); the requests it remembered are "
+                "forgotten, and it is written anew",
+                REQUESTS_REL,
+            )
+            return
+        self.records = [r for r in records if isinstance(r, dict) and isinstance(r.get("id"), str)]
+
+    def _find(self) -> Optional[Dict[str, Any]]:
+        return next((r for r in reversed(self.records) if r["id"] == self.id), None)
+
+    def replay(self, proven: Callable[[Dict[str, Any]], bool]) -> Optional[Dict[str, Any]]:
+        """The first result when this request already took effect, else None (and the key is
+        free). `proven(proof)` tells from the files whether a `planned` request took effect."""
+        self.load()
+        record = self._find()
+        if record is None:
+            return None
+        proof = record.get("proof")
+        stands = record.get("state") == "done" or (isinstance(proof, dict) and proven(proof))
+        result = record.get("result")
+        if stands and (record.get("command"), record.get("digest")) != (self.command, self.digest):
+            raise EchoesError(
+                f"requestId `{self.id}` was already used by another request "
+                f"(`{record.get('command')}` at {record.get('at')}) with a different payload; "
+                "nothing was written. Send a new requestId for a new request",
+                "request-conflict",
+            )
+        if stands and isinstance(result, dict):
+            return dict(result, replayed=True)
+        self.records.remove(record)
+        return None
+
+    def _save(self, state: str, result: Dict[str, Any], proof: Dict[str, Any]) -> None:
+        record = {
+            "id": self.id,
+            "command": self.command,
+            "digest": self.digest,
+            "state": state,
+            "at": _local_iso(_now_utc()),
+            "proof": proof,
+            "result": result,
+        }
+        kept = [r for r in self.records if r.get("id") != self.id][-(REQUEST_MEMORY - 1) :]
+        kept.append(record)
+        data = self._encoded(kept)
+        while len(kept) > 1 and len(data) > REQUEST_MEMORY_BYTES:
+            kept = kept[max(1, len(kept) // 4) :]
+            data = self._encoded(kept)
+        write_managed(self.ctx.ws, REQUESTS_REL, data)
+        self.records = kept
+
+    @staticmethod
+    def _encoded(records: List[Dict[str, Any]]) -> bytes:
+        text = json.dumps({"format": REQUESTS_FORMAT, "requests": records}, ensure_ascii=False)
+        return text.encode("utf-8") + b"\n"
+
+    def plan(self, result: Dict[str, Any], proof: Dict[str, Any]) -> None:
+        """Record the request just before its commit point; a failure fails the request, which
+        has not taken effect yet."""
+        self._save("planned", result, proof)
+
+    def done(self, result: Dict[str, Any], proof: Dict[str, Any]) -> None:
+        """Record that the request took effect, with its result; a failure is a warning (the
+        `planned` record and its proof still recognize a retry)."""
+        try:
+            self._save("done", result, proof)
+        except (EchoesError, OSError) as error:
+            _warn(
+                self.ctx.warnings,
+                "request-memory",
+                f"`{REQUESTS_REL}` could not record request `{self.id}` as done "
+                f"({_reason(error)}); a retry is still recognized by its files",
+                REQUESTS_REL,
+            )
 
 
 def _field_str(
@@ -3283,15 +3586,23 @@ def plan_daily_entry(
     raise EchoesError("could not choose a unique daily entry name", "io")
 
 
-def write_daily_entry(ws: Workspace, kind: str, agent: Optional[str], text: str) -> str:
-    """A new unique file below `daily/YYYY-MM-DD/` (UTC); an existing name is never reused."""
+def write_daily_entry(
+    ws: Workspace,
+    kind: str,
+    agent: Optional[str],
+    text: str,
+    before: Callable[[str], None] = lambda rel: None,
+) -> str:
+    """A new unique file below `daily/YYYY-MM-DD/` (UTC) under a name never used; `before(rel)`
+    runs just before it is placed. Its workspace-relative path."""
     for _ in range(16):
         rel, data, _moment = plan_daily_entry(ws, kind, agent, text)
+        before(rel)
         try:
             place_file(ws.abs(rel), data, exclusive=True)
         except FileExistsError:
             continue
-        return ws.abs(rel)
+        return rel
     raise EchoesError("could not choose a unique daily entry name", "io")
 
 
@@ -4381,21 +4692,65 @@ def recovery_health(
         temps.append({"file": rel, "ownerState": state, "size": size})
         gone = " (its writer is gone; the next writer removes it)" if state == "dead" else ""
         issue("temp-file", "a writer's temporary file" + gone, rel)
-    journal = read_end_journal(ws)
-    pending = None
-    if journal is not None:
-        journal_rel = f"{RUNTIME_DIR}/{JOURNAL_NAME}"
-        pending = {
-            "path": journal_rel,
-            "pages": [rel for rel, _text in _journal_items(journal)],
-            "dailyLog": (journal.get("daily") or {}).get("rel"),
-        }
+    return {
+        "lock": lock,
+        "tempFiles": temps,
+        "pendingEnd": _pending_end_health(ws, issue),
+        "keptVersions": _kept_health(ws, issue),
+    }
+
+
+def _pending_end_health(
+    ws: Workspace, issue: Callable[[str, str, Optional[str]], None]
+) -> Optional[Dict[str, Any]]:
+    """`pendingEnd`: an `end` journal left behind, what it still has to do, or why it cannot be
+    read (the next writer moves such a journal aside)."""
+    journal, problem = read_end_journal(ws)
+    if problem is not None:
         issue(
-            "interrupted-end",
-            "an `end` was interrupted; the next writing command finishes it",
-            journal_rel,
+            "unreadable-journal",
+            f"an `end` journal that cannot be read ({problem}); nothing is rolled forward from "
+            f"it, and the next writing command moves it to `{KEPT_REL}/`",
+            JOURNAL_REL,
         )
-    return {"lock": lock, "tempFiles": temps, "pendingEnd": pending}
+        return {"path": JOURNAL_REL, "pages": [], "dailyLog": None, "unreadable": problem}
+    if journal is None:
+        return None
+    issue(
+        "interrupted-end",
+        "an `end` was interrupted; the next writing command finishes it (a page changed since "
+        f"is left as it is, and the `end`'s version kept in `{KEPT_REL}/`)",
+        JOURNAL_REL,
+    )
+    return {
+        "path": JOURNAL_REL,
+        "pages": [page.rel for page in journal.pages],
+        "dailyLog": journal.daily[0] if journal.daily else None,
+        "stateToRecord": journal.state,
+    }
+
+
+def _kept_health(
+    ws: Workspace, issue: Callable[[str, str, Optional[str]], None]
+) -> List[Dict[str, Any]]:
+    """`keptVersions`: what roll-forwards kept aside instead of writing over a changed page,
+    and journals they could not read; each stays an issue until a person deletes it."""
+    kept = []
+    for rel, name in kept_versions(ws.root):
+        page = None if name == JOURNAL_NAME else f"{VAULT_DIR}/{PAGES_DIR}/{name}"
+        kept.append({"file": rel, "page": page})
+        if page is None:
+            message = (
+                "an `end` journal that could not be read was moved here; nothing was rolled "
+                "forward from it: look at it, then delete it"
+            )
+        else:
+            message = (
+                f"an interrupted `end`'s version of `{page}`, kept because the page changed "
+                "after the `end` was recorded: compare, merge by hand, then delete this file"
+            )
+        issue("kept-version", message, rel)
+    return kept
 
 
 class _HealthReport:
@@ -5238,7 +5593,7 @@ def cmd_install(ctx: Context, args: Any) -> Dict[str, Any]:
         require_writable(ws)
     before = _managed_paths_snapshot(ws)
     marker_created = not marker.canonical  # fresh, legacy, missing or repaired marker
-    with VaultLock(ws):
+    with VaultLock(ws, ctx.warnings):
         scan = scan_pages(ws, keep_text=True)
         migrated = _planned_migration(ws, scan, args.command)
         for rel in (
@@ -5278,7 +5633,7 @@ def cmd_install(ctx: Context, args: Any) -> Dict[str, Any]:
 def cmd_configure_agents(ctx: Context, args: Any) -> Dict[str, Any]:
     ws = ctx.ws
     require_writable(ws)
-    with VaultLock(ws):
+    with VaultLock(ws, ctx.warnings):
         runtime: Optional[Dict[str, Any]] = None
         if _lstat(ws.runtime) is None:
             runtime = install_runtime(ws)
@@ -5351,15 +5706,16 @@ def cmd_hydrate(ctx: Context, args: Any) -> Dict[str, Any]:
         raise EchoesError(
             "the project runtime is not compatible with this vault", "unsupported-protocol"
         )
-    with VaultLock(ws):
+    with VaultLock(ws, ctx.warnings):
         cache = IndexCache(ws)
         scan = scan_pages(ws, cache)
         text, errors = scan.index_build()
         if text is None:
             cache.save()
             raise _index_error(errors, "hydrate")
-        refresh = refresh_index(ws, scan, built=(text, errors))
-        state = write_state(ws, ctx, vault_stats(ws, scan))
+        refresh = refresh_index(ws, scan, built=(text, errors))  # the commit point
+        committed()
+        state = derived_state(ws, ctx, scan, ctx.warnings)
         cache.save()
     return {
         "ok": True,
@@ -5373,7 +5729,7 @@ def cmd_hydrate(ctx: Context, args: Any) -> Dict[str, Any]:
 def cmd_rebuild_index(ctx: Context, args: Any) -> Dict[str, Any]:
     ws = ctx.ws
     require_writable(ws)
-    with VaultLock(ws):
+    with VaultLock(ws, ctx.warnings):
         ensure_dir(ws, f"{VAULT_DIR}/{PAGES_DIR}")
         cache = IndexCache(ws)
         scan = scan_pages(ws, cache)
@@ -5381,8 +5737,9 @@ def cmd_rebuild_index(ctx: Context, args: Any) -> Dict[str, Any]:
         if text is None:
             cache.save(force=True)
             raise _index_error(errors, "rebuild-index")
-        refresh = refresh_index(ws, scan, built=(text, errors))
-        write_state(ws, ctx, vault_stats(ws, scan))
+        refresh = refresh_index(ws, scan, built=(text, errors))  # the commit point
+        committed()
+        derived_state(ws, ctx, scan, ctx.warnings)
         cache.save(force=True)
     return {
         "ok": True,
@@ -5401,16 +5758,18 @@ def cmd_start(ctx: Context, args: Any) -> str:
     recent = max(0, min(10, int(args.recent)))
     require_writable(ws)
     moment = _now_utc()
-    with VaultLock(ws):
+    with VaultLock(ws, ctx.warnings):
         cache = IndexCache(ws)
         scan = scan_pages(ws, cache)
-        refresh = refresh_index(ws, scan)
-        write_state(
+        # a repair here: the session started is what `start` records
+        refresh = derived_index(ws, scan, ctx.warnings) or {"status": "kept", "errors": []}
+        write_state(  # the commit point
             ws,
             ctx,
             vault_stats(ws, scan),
             session={"started": True, "saved": False, "lastStart": _local_iso(moment)},
         )
+        committed()
         cache.save()
         index_text: Optional[str] = None
         if _lstat(ws.index) is not None:
@@ -5433,6 +5792,9 @@ def cmd_start(ctx: Context, args: Any) -> str:
             f"{SCALE_ALERT_PAGES}). Rely on the index summaries and targeted `search`.",
             "",
         ]
+    out += [f"> [!warning] {w['message']}" for w in ctx.warnings]
+    if ctx.warnings:
+        out.append("")
     if refresh["status"] == "blocked":
         out += [
             "> [!warning] The index could not be regenerated because some pages are invalid; the "
@@ -5622,6 +5984,7 @@ class PreparedPage:
         # says "updated" for it, and this says that nothing changed.
         self.changed = True
         self.record = PageRecord(name)
+        self.before: Optional[str] = None  # the hash of the page it replaces (None: a new page)
 
 
 def parse_page_item(item: Any, where: str) -> PreparedPage:
@@ -5703,6 +6066,7 @@ def _check_against_disk(ws: Workspace, page: PreparedPage, scan: PageScan) -> No
                     # the page already holds exactly these bytes (a re-sent `upsert`, or an
                     # `end` finished by recovery): nothing can be lost, so no hash is needed
                     page.changed = False
+                    page.before = text_sha256(page.text)
                     return
             except OSError:
                 pass
@@ -5724,6 +6088,7 @@ def _check_against_disk(ws: Workspace, page: PreparedPage, scan: PageScan) -> No
                 "reconcile, rehash and retry",
                 "stale-hash",
             )
+        page.before = page.expected
     elif page.expected is not None:
         raise EchoesError(
             f"page `{page.rel}` no longer exists, but `expectedSha256` was given; reread and retry",
@@ -5741,25 +6106,33 @@ def _prospective_index(
     return text, errors
 
 
-def _write_pages(
-    ws: Workspace,
-    pages: Sequence[PreparedPage],
-    scan: PageScan,
-    cache: IndexCache,
-    what: str,
-    built: Optional[Tuple[str, List[Dict[str, Any]]]] = None,
-) -> Dict[str, Any]:
-    """Validate the prospective complete index, then write the pages and the index."""
-    records = [page.record for page in pages]
-    text, errors = built if built is not None else _prospective_index(pages, scan, what)
-    for page in pages:
-        write_managed(ws, page.rel, page.text.encode("utf-8"))
-        cache.drop(page.name)
-    scan.install(records)
-    return refresh_index(ws, scan, built=(text, errors), digest=False)
+def _took_effect(ws: Workspace, proof: Dict[str, Any], request_id: str) -> bool:
+    """Whether the files show that a request recorded as `planned` took effect: its daily
+    entry exists (or its `end` is still journaled), or its page holds the text it wrote."""
+    entry, page, digest = proof.get("entry"), proof.get("page"), proof.get("sha256")
+    if isinstance(entry, str):
+        journal, _problem = read_end_journal(ws)
+        if journal is not None and journal.fields.get("requestId") == request_id:
+            return True
+        try:
+            return _lstat(check_path(ws, entry)) is not None
+        except EchoesError:
+            return False
+    if isinstance(page, str) and isinstance(digest, str):
+        return _page_digest(ws, page) == digest
+    return False
+
+
+def _replayed(memory: Optional[RequestMemory]) -> Optional[Dict[str, Any]]:
+    """Under the lock: the first result of a request sent again with its `requestId`."""
+    if memory is None:
+        return None
+    return memory.replay(lambda proof: _took_effect(memory.ctx.ws, proof, memory.id))
 
 
 def cmd_upsert(ctx: Context, args: Any) -> Dict[str, Any]:
+    """Commit point: the page's rename. The index, local state and page cache after it are
+    derived: their failures are warnings."""
     ws = ctx.ws
     payload = read_payload(args.payload)
     if "pages" in payload or "dailySummary" in payload:
@@ -5768,50 +6141,172 @@ def cmd_upsert(ctx: Context, args: Any) -> Dict[str, Any]:
         )
     page = parse_page_item(payload, "payload")
     agent_override = _payload_agent(ctx, payload)
+    memory = RequestMemory.of(ctx, "upsert", payload)
     require_writable(ws)
-    with VaultLock(ws):
+    with VaultLock(ws, ctx.warnings):
+        replayed = _replayed(memory)
+        if replayed is not None:
+            return replayed
         ensure_dir(ws, f"{VAULT_DIR}/{PAGES_DIR}")
         cache = IndexCache(ws)
         scan = scan_pages(ws, cache)
         _check_against_disk(ws, page, scan)
-        refresh = _write_pages(ws, [page], scan, cache, "upsert")
+        built = _prospective_index([page], scan, "upsert")
+        result: Dict[str, Any] = {
+            "ok": True,
+            "action": page.action,
+            "pageChanged": page.changed,
+            "page": _page_path(ws, page.name),
+            "sha256": text_sha256(page.text),
+            "indexChanged": False,
+            "index": ws.index,
+        }
+        proof = {"page": page.rel, "sha256": result["sha256"]}
+        if memory is not None:
+            memory.plan(result, proof)
+        write_managed(ws, page.rel, page.text.encode("utf-8"))  # the commit point
+        committed()
+        cache.drop(page.name)
+        scan.install([page.record])
+        refresh = derived_index(ws, scan, ctx.warnings, built)
+        result["indexChanged"] = bool(refresh and refresh["rebuilt"])
         if agent_override:
             ctx.agent = agent_override
-        write_state(ws, ctx, vault_stats(ws, scan))
+        derived_state(ws, ctx, scan, ctx.warnings)
         cache.save()
-    return {
-        "ok": True,
-        "action": page.action,
-        "pageChanged": page.changed,
-        "page": _page_path(ws, page.name),
-        "sha256": text_sha256(page.text),
-        "indexChanged": refresh["status"] == "rebuilt",
-        "index": ws.index,
-    }
+        if memory is not None:
+            memory.done(result, proof)
+    return result
 
 
 # --- 22.7 append and end (spec 12.8, 12.11) --------------------------------------------------
 
 
 def cmd_append(ctx: Context, args: Any) -> Dict[str, Any]:
+    """Commit point: the link that gives the new entry its name. Local state, the index (a
+    repair left by an earlier writer) and the page cache after it are derived."""
     ws = ctx.ws
     payload = read_payload(args.payload)
     entry = _field_str(payload, "entry", required=True)
     assert entry is not None
     agent = _payload_agent(ctx, payload)
     refuse_secrets(entry, "the entry")
+    memory = RequestMemory.of(ctx, "append", payload)
     require_writable(ws)
-    with VaultLock(ws):
-        path = write_daily_entry(ws, "scratchpad", agent, entry)
+    with VaultLock(ws, ctx.warnings):
+        replayed = _replayed(memory)
+        if replayed is not None:
+            return replayed
+        result: Dict[str, Any] = {
+            "ok": True,
+            "dailyLog": None,
+            "kind": "scratchpad",
+            "agent": agent,
+        }
+
+        def planned(rel: str) -> None:
+            result["dailyLog"] = ws.abs(rel)
+            if memory is not None:
+                memory.plan(result, {"entry": rel})
+
+        rel = write_daily_entry(ws, "scratchpad", agent, entry, planned)  # the commit point
+        committed()
         cache = IndexCache(ws)
         scan = scan_pages(ws, cache)
         ctx.agent = agent or ctx.agent
-        write_state(ws, ctx, vault_stats(ws, scan))
+        derived_state(ws, ctx, scan, ctx.warnings)
+        derived_index(ws, scan, ctx.warnings)
         cache.save()
-    return {"ok": True, "dailyLog": path, "kind": "scratchpad", "agent": agent}
+        if memory is not None:
+            memory.done(result, {"entry": rel})
+    return result
+
+
+def _end_pages(payload: Dict[str, Any]) -> List[PreparedPage]:
+    """The payload's `pages`, each parsed, no two with one page key."""
+    items = payload.get("pages", [])
+    if items is None:
+        items = []
+    if not isinstance(items, list):
+        raise EchoesError("payload field `pages` must be an array", "payload")
+    pages: List[PreparedPage] = []
+    seen: Dict[str, str] = {}
+    for number, item in enumerate(items):
+        page = parse_page_item(item, f"pages[{number}]")
+        if page.record.key in seen:
+            raise EchoesError(
+                f"duplicate page `{page.name}` in the payload (also given as `{seen[page.record.key]}`)",
+                "payload",
+            )
+        seen[page.record.key] = page.name
+        pages.append(page)
+    return pages
+
+
+def _end_result(
+    ws: Workspace, pages: Sequence[PreparedPage], daily_rel: str, agent: Optional[str]
+) -> Dict[str, Any]:
+    return {
+        "ok": True,
+        "dailyLog": ws.abs(daily_rel),
+        "pagesWritten": len(pages),
+        "pages": [
+            {
+                "page": _page_path(ws, p.name),
+                "action": p.action,
+                "pageChanged": p.changed,
+                "sha256": text_sha256(p.text),
+            }
+            for p in pages
+        ],
+        "index": ws.index,
+        "indexChanged": False,
+        "memorySaved": True,
+        "agent": agent,
+    }
+
+
+def _refuse_unsettled_journal(ws: Workspace) -> None:
+    """A journal still there after recovery is an earlier `end` not finished (or one that could
+    not be moved aside): a new `end` would write its journal over it."""
+    if _lstat(os.path.join(ws.runtime_dir, JOURNAL_NAME)) is not None:
+        raise EchoesError(
+            f"an earlier `end` is not finished yet (`{JOURNAL_REL}`; see `status`): nothing was "
+            "written. Make room or fix what the warnings name, then run the `end` again",
+            "pending-end",
+        )
+
+
+def _plan_end(
+    ws: Workspace, ctx: Context, pages: Sequence[PreparedPage], summary: str
+) -> Tuple[EndJournal, str]:
+    """Under the lock: every page checked against the disk, the prospective index validated,
+    the session entry named; the journal of the whole `end` and the entry's path."""
+    ensure_dir(ws, f"{VAULT_DIR}/{PAGES_DIR}")
+    scan = scan_pages(ws, IndexCache(ws))
+    for page in pages:
+        _check_against_disk(ws, page, scan)
+    ensure_dir(ws, f"{VAULT_DIR}/{DAILY_DIR}")  # refuse a linked daily/ before any page write
+    _prospective_index(pages, scan, "end")
+    daily_rel, daily_data, moment = plan_daily_entry(ws, "session", ctx.agent, summary)
+    fields = {
+        "agent": ctx.agent,
+        "adapterVersion": ctx.adapter_version,
+        "lastSave": _local_iso(moment),
+        "requestId": None,
+    }
+    journal = EndJournal(
+        [JournalPage(page.rel, page.text, page.before) for page in pages],
+        (daily_rel, daily_data.decode("utf-8")),
+        fields,
+    )
+    return journal, daily_rel
 
 
 def cmd_end(ctx: Context, args: Any) -> Dict[str, Any]:
+    """Commit point: the journal, written before any page. What follows (pages, session entry,
+    saved session, index, page cache) is `finish_end`, which the next writer repeats for
+    whatever did not get done; its failures are warnings."""
     ws = ctx.ws
     if not args.confirm_explicit_user_end:
         raise EchoesError(
@@ -5829,101 +6324,214 @@ def cmd_end(ctx: Context, args: Any) -> Dict[str, Any]:
     summary = _field_str(payload, "dailySummary", required=True)
     assert summary is not None
     agent = _payload_agent(ctx, payload)
-    items = payload.get("pages", [])
-    if items is None:
-        items = []
-    if not isinstance(items, list):
-        raise EchoesError("payload field `pages` must be an array", "payload")
     refuse_secrets(summary, "`dailySummary`")
-    pages: List[PreparedPage] = []
-    seen: Dict[str, str] = {}
-    for number, item in enumerate(items):
-        page = parse_page_item(item, f"pages[{number}]")
-        if page.record.key in seen:
-            raise EchoesError(
-                f"duplicate page `{page.name}` in the payload (also given as `{seen[page.record.key]}`)",
-                "payload",
-            )
-        seen[page.record.key] = page.name
-        pages.append(page)
+    pages = _end_pages(payload)
+    memory = RequestMemory.of(ctx, "end", payload)
     require_writable(ws)
-    with VaultLock(ws):
-        ensure_dir(ws, f"{VAULT_DIR}/{PAGES_DIR}")
-        cache = IndexCache(ws)
-        scan = scan_pages(ws, cache)
-        for page in pages:
-            _check_against_disk(ws, page, scan)
-        ensure_dir(ws, f"{VAULT_DIR}/{DAILY_DIR}")  # refuse a linked daily/ before any page write
-        built = _prospective_index(pages, scan, "end")
-        daily_rel, daily_data, moment = plan_daily_entry(ws, "session", agent, summary)
+    with VaultLock(ws, ctx.warnings):
+        replayed = _replayed(memory)
+        if replayed is not None:
+            return replayed
+        _refuse_unsettled_journal(ws)
         ctx.agent = agent or ctx.agent
-        # the commit point: from here an interrupted `end` is finished by the next writer
-        write_end_journal(ws, pages, daily_rel, daily_data.decode("utf-8"), ctx, _local_iso(moment))
-        refresh = _write_pages(ws, pages, scan, cache, "end", built)
-        path = ws.abs(daily_rel)
-        place_file(path, daily_data, exclusive=True)
-        write_state(
-            ws,
-            ctx,
-            vault_stats(ws, scan),
-            session={"saved": True, "lastSave": _local_iso(moment)},
-        )
-        cache.save()
-        remove_end_journal(ws)
-    return {
-        "ok": True,
-        "dailyLog": path,
-        "pagesWritten": len(pages),
-        "pages": [
-            {
-                "page": _page_path(ws, p.name),
-                "action": p.action,
-                "pageChanged": p.changed,
-                "sha256": text_sha256(p.text),
-            }
-            for p in pages
-        ],
-        "index": ws.index,
-        "indexChanged": refresh["status"] == "rebuilt",
-        "memorySaved": True,
-        "agent": agent,
-    }
+        journal, daily_rel = _plan_end(ws, ctx, pages, summary)
+        result = _end_result(ws, pages, daily_rel, agent)
+        if memory is not None:
+            journal.fields["requestId"] = memory.id
+            memory.plan(result, {"entry": daily_rel})
+        write_end_journal(ws, journal)  # the commit point
+        committed()
+        finished = finish_end(ws, journal, ctx.warnings)
+        result["indexChanged"] = finished["indexChanged"]
+        for item, page in zip(result["pages"], journal.pages):
+            outcome = finished["pages"][page.rel]
+            if outcome.startswith("kept:"):
+                item["pageChanged"] = False
+                item["keptAt"] = ws.abs(outcome[5:])
+        if memory is not None:
+            memory.done(result, {"entry": daily_rel})
+    return result
 
 
 # =============================================================================================
-# 23. Recovery under the lock (spec 11, 12.11): an interrupted `end` is rolled forward, dead
-# writers' temporary files are removed. Every writing command runs this once it holds the lock.
+# 23. Recovery under the lock (spec 11, 12.11): an interrupted `end` is rolled forward without
+# overwriting anything it cannot verify, dead writers' temporary files are removed. Every writing
+# command runs this once it holds the lock.
 # =============================================================================================
 
 JOURNAL_NAME = "end-journal.json"
-JOURNAL_FORMAT = "echoes-vault-end/1"
+JOURNAL_REL = f"{RUNTIME_DIR}/{JOURNAL_NAME}"
+# Format 2 records, for every page, the hash it replaces (null: the page did not exist) and the
+# hash of its new text. Format 1 (engines before 1.6.0) records neither.
+JOURNAL_FORMAT = "echoes-vault-end/2"
+JOURNAL_FORMAT_V1 = "echoes-vault-end/1"
+# An `end` payload is at most 8 MiB; its journal escapes the same texts as JSON.
+JOURNAL_LIMIT = 32 * 1024 * 1024
+# Versions a roll-forward did not write over a changed page, and journals it could not read:
+# `.echoes-vault/kept/<UTC time>/<page file name>` (or `end-journal.json`), local and ignored.
+KEPT_DIR = "kept"
+KEPT_REL = f"{RUNTIME_DIR}/{KEPT_DIR}"
+KEPT_FOLDER = r"^\d{8}T\d{6}Z(?:-\d+)?$"
+_UNKNOWN = "unknown"  # what a format-1 journal says a page held before: nothing
 
 
-def write_end_journal(
-    ws: Workspace,
-    pages: Sequence[PreparedPage],
-    daily_rel: str,
-    daily_text: str,
-    ctx: Context,
-    last_save: str,
-) -> None:
-    """The whole `end`, written (and synced) before its first rename: from here on the next
-    writer can finish it, so the vault ends up wholly before or wholly after it."""
-    journal = {
-        "format": JOURNAL_FORMAT,
-        "pages": [{"rel": page.rel, "text": page.text} for page in pages],
-        "daily": {"rel": daily_rel, "text": daily_text},
-        "agent": ctx.agent,
-        "adapterVersion": ctx.adapter_version,
-        "lastSave": last_save,
-    }
-    data = json.dumps(journal, ensure_ascii=False).encode("utf-8")
-    write_managed(ws, f"{RUNTIME_DIR}/{JOURNAL_NAME}", data)
+class JournalPage(_Record):
+    """One page of an `end` journal: where it goes, its text, and the SHA-256 of the text it
+    replaces (None: no page was there; `_UNKNOWN`: a format-1 journal, which does not say)."""
+
+    __slots__ = ("expected", "rel", "sha256", "text")
+
+    def __init__(self, rel: str, text: str, expected: Optional[str]) -> None:
+        self.rel = rel
+        self.text = text
+        self.expected = expected
+        self.sha256 = text_sha256(text)
+
+    @property
+    def name(self) -> str:
+        return self.rel.rsplit("/", 1)[-1]
+
+    def as_json(self) -> Dict[str, Any]:
+        return {
+            "rel": self.rel,
+            "text": self.text,
+            "expectedSha256": self.expected,
+            "sha256": self.sha256,
+        }
+
+
+class EndJournal:
+    """`.echoes-vault/end-journal.json`: what an `end` still has to do once it has taken effect.
+    Written (and synced) before the first page is replaced, rewritten with what is left when a
+    step fails, removed when nothing is left."""
+
+    def __init__(
+        self,
+        pages: Sequence[JournalPage],
+        daily: Optional[Tuple[str, str]],
+        fields: Dict[str, Optional[str]],
+        state: bool = True,
+    ) -> None:
+        self.pages = list(pages)
+        self.daily = daily  # (workspace-relative path, text) of the session entry still to place
+        self.fields = fields  # agent, adapterVersion, lastSave, requestId
+        self.state = state  # the saved session is still to be recorded in local state
+
+    def to_bytes(self) -> bytes:
+        journal = {
+            "format": JOURNAL_FORMAT,
+            "pages": [page.as_json() for page in self.pages],
+            "daily": {"rel": self.daily[0], "text": self.daily[1]} if self.daily else None,
+            "state": self.state,
+            **self.fields,
+        }
+        return json.dumps(journal, ensure_ascii=False).encode("utf-8")
+
+    def rest(
+        self, pages: Sequence[JournalPage], daily_done: bool, state_done: bool
+    ) -> Optional[EndJournal]:
+        """The journal of what is still to do, or None when nothing is."""
+        daily = None if daily_done else self.daily
+        state = self.state and not state_done
+        if not pages and daily is None and not state:
+            return None
+        return EndJournal(pages, daily, self.fields, state)
+
+
+def _journal_page(item: Any, version: int) -> JournalPage:
+    """A page of a journal, or ValueError when it is not one this runtime may write."""
+    if not isinstance(item, dict):
+        raise ValueError("a page is not an object")
+    rel, text = item.get("rel"), item.get("text")
+    if not isinstance(rel, str) or not isinstance(text, str):
+        raise ValueError("a page has no path or text")
+    name = rel.rsplit("/", 1)[-1]
+    if rel != f"{VAULT_DIR}/{PAGES_DIR}/{name}" or page_name_problem(name):
+        raise ValueError("a page path is not inside the pages folder")
+    expected = _UNKNOWN if version == 1 else item.get("expectedSha256")
+    if expected not in (None, _UNKNOWN) and not (
+        isinstance(expected, str) and re.fullmatch(r"[0-9a-f]{64}", expected)
+    ):
+        raise ValueError("a page's expected hash is not a SHA-256")
+    page = JournalPage(rel, text, expected)
+    if version == 2 and item.get("sha256") != page.sha256:
+        raise ValueError("a page's text does not have the hash the journal records")
+    return page
+
+
+def _journal_daily(value: Any) -> Optional[Tuple[str, str]]:
+    """The session entry of a journal, or ValueError when it is not a daily entry path."""
+    if value is None:
+        return None
+    rel = value.get("rel") if isinstance(value, dict) else None
+    text = value.get("text") if isinstance(value, dict) else None
+    if not isinstance(rel, str) or not isinstance(text, str):
+        raise ValueError("the session entry has no path or text")
+    parent, _slash, name = rel.rpartition("/")
+    if (
+        not re.match(DAILY_NAME, name)
+        or not parent.startswith(f"{VAULT_DIR}/{DAILY_DIR}/")
+        or parent.count("/") != 2
+        or parent.rsplit("/", 1)[-1] in (".", "..")
+    ):
+        raise ValueError("the session entry is not a daily entry path")
+    return rel, text
+
+
+def parse_end_journal(data: bytes) -> EndJournal:
+    """The journal in `data`, or ValueError (BadJson among them) saying why it cannot be used."""
+    value = load_json(data, JOURNAL_LIMIT, kind=dict)
+    given = value.get("format")
+    version = (
+        {JOURNAL_FORMAT: 2, JOURNAL_FORMAT_V1: 1}.get(given) if isinstance(given, str) else None
+    )
+    if version is None:
+        raise ValueError("it is not a journal of this runtime's format")
+    pages = value.get("pages") or []
+    if not isinstance(pages, list):
+        raise ValueError("its pages are not a list")
+    fields: Dict[str, Optional[str]] = {}
+    for key in ("agent", "adapterVersion", "lastSave", "requestId"):
+        field = value.get(key)
+        if field is not None and not isinstance(field, str):
+            raise ValueError(f"its `{key}` is not text")
+        fields[key] = field
+    state = value.get("state", True)
+    if not isinstance(state, bool):
+        raise ValueError("its `state` is not true or false")
+    return EndJournal(
+        [_journal_page(item, version) for item in pages],
+        _journal_daily(value.get("daily")),
+        fields,
+        state,
+    )
+
+
+def read_end_journal(ws: Workspace) -> Tuple[Optional[EndJournal], Optional[str]]:
+    """(the pending journal, None), (None, None) when there is none, or (None, why it cannot be
+    read): not a regular file, too large, too deep, damaged, or of another format."""
+    path = os.path.join(ws.runtime_dir, JOURNAL_NAME)
+    info = _lstat(path)
+    if info is None:
+        return None, None
+    if not stat.S_ISREG(info.st_mode):
+        return None, f"it is {file_kind(info.st_mode)}"
+    try:
+        return parse_end_journal(read_bytes(path, info.st_size, info, JOURNAL_LIMIT)), None
+    except OSError as error:
+        return None, f"it cannot be read ({error.strerror or error})"
+    except ValueError as error:
+        return None, str(error)
+
+
+def write_end_journal(ws: Workspace, journal: EndJournal) -> None:
+    """The journal, placed whole and synced: from here the `end` has taken effect."""
+    write_managed(ws, JOURNAL_REL, journal.to_bytes())
 
 
 def remove_end_journal(ws: Workspace) -> None:
     """Remove the journal for good: one that came back after a power loss would be rolled
-    forward again, over whatever later writers changed."""
+    forward again (harmlessly now: every page is compared before it is written)."""
     try:
         os.unlink(os.path.join(ws.runtime_dir, JOURNAL_NAME))
     except FileNotFoundError:
@@ -5931,82 +6539,245 @@ def remove_end_journal(ws: Workspace) -> None:
     sync_directory(ws.runtime_dir)
 
 
-def read_end_journal(ws: Workspace) -> Optional[Dict[str, Any]]:
-    """The pending journal, or None. One that is not ours (it cannot be half-written: it is
-    replaced atomically) is treated as absent."""
-    path = os.path.join(ws.runtime_dir, JOURNAL_NAME)
-    info = _lstat(path)
-    if info is None or not stat.S_ISREG(info.st_mode):
-        return None
+def kept_versions(root: str) -> List[Tuple[str, str]]:
+    """(workspace-relative path, file name) of every version kept aside in the workspace `root`:
+    a page's file name, or `end-journal.json` for a journal that could not be read. Read-only,
+    links not followed; the language server and `check` list them through this too."""
+    base = os.path.join(root, RUNTIME_DIR, KEPT_DIR)
+    found: List[Tuple[str, str]] = []
     try:
-        journal = json.loads(read_bytes(path, info.st_size, info).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return {"format": None}
-    if not isinstance(journal, dict) or journal.get("format") != JOURNAL_FORMAT:
-        return {"format": None}
-    return journal
-
-
-def _journal_items(journal: Dict[str, Any]) -> List[Tuple[str, str]]:
-    """(workspace-relative path, text) of the pages a journal writes, each confined to pages/."""
-    items = []
-    for item in journal.get("pages") or []:
-        rel, text = item.get("rel"), item.get("text")
-        if not isinstance(rel, str) or not isinstance(text, str):
+        folders = [e for e in os.scandir(base) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return found
+    for folder in folders:
+        if not re.match(KEPT_FOLDER, folder.name):
             continue
-        name = rel.rsplit("/", 1)[-1]
-        if rel != f"{VAULT_DIR}/{PAGES_DIR}/{name}" or page_name_problem(name):
+        try:
+            entries = list(os.scandir(folder.path))
+        except OSError:
             continue
-        items.append((rel, text))
-    return items
+        for entry in entries:
+            name = entry.name
+            if name == JOURNAL_NAME or (
+                entry.is_file(follow_symlinks=False) and is_page_file(name)
+            ):
+                found.append((f"{KEPT_REL}/{folder.name}/{name}", name))
+    found.sort()
+    return found
 
 
-def roll_forward_end(ws: Workspace, journal: Dict[str, Any]) -> None:
-    """Finish an interrupted `end`: every page, the index, the session entry and the state."""
-    for rel, text in _journal_items(journal):
-        write_managed(ws, rel, text.encode("utf-8"))
-    daily = journal.get("daily") or {}
-    daily_rel, daily_text = daily.get("rel"), daily.get("text")
-    if (
-        isinstance(daily_rel, str)
-        and isinstance(daily_text, str)
-        and re.match(DAILY_NAME, daily_rel.rsplit("/", 1)[-1])
-    ):
-        parent, _name = daily_rel.rsplit("/", 1)
-        if parent.startswith(f"{VAULT_DIR}/{DAILY_DIR}/") and parent.count("/") == 2:
-            ensure_dir(ws, parent)
-            path, info = check_target(ws, daily_rel)
-            if info is None:
-                try:
-                    place_file(path, daily_text.encode("utf-8"), exclusive=True)
-                except FileExistsError:
-                    pass
+class KeptFolder:
+    """The folder one roll-forward keeps versions in, made when the first one is kept."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.rel: Optional[str] = None
+
+    def _made(self) -> str:
+        if self.rel is not None:
+            return self.rel
+        ensure_dir(self.ws, KEPT_REL)
+        stamp = _now_utc().strftime("%Y%m%dT%H%M%SZ")
+        for number in range(1000):
+            rel = f"{KEPT_REL}/{stamp}" + (f"-{number}" if number else "")
+            try:
+                os.mkdir(check_path(self.ws, rel))
+            except FileExistsError:
+                continue
+            sync_directory(os.path.dirname(self.ws.abs(rel)))
+            self.rel = rel
+            return rel
+        raise EchoesError("could not choose a folder to keep a version in", "io")
+
+    def keep(self, name: str, data: bytes) -> str:
+        """A new file `name` holding `data`; its workspace-relative path."""
+        rel = f"{self._made()}/{name}"
+        place_file(check_path(self.ws, rel), data, exclusive=True)
+        return rel
+
+    def move(self, path: str, name: str) -> str:
+        """`path` renamed into the folder as `name`; its workspace-relative path."""
+        rel = f"{self._made()}/{name}"
+        os.rename(path, check_path(self.ws, rel))
+        sync_directory(self.ws.abs(self.rel or KEPT_REL))
+        sync_directory(os.path.dirname(path))
+        return rel
+
+
+def _page_digest(ws: Workspace, rel: str) -> Optional[str]:
+    """The `hash` of the page at `rel` now: None when there is no page, "" when what is there
+    cannot be hashed (not a regular file, unreadable, not UTF-8, a link on the way)."""
+    try:
+        path, info = check_target(ws, rel)
+        if info is None:
+            return None
+        return text_sha256(read_text(path))
+    except (EchoesError, OSError, UnicodeDecodeError):
+        return ""
+
+
+def _roll_page(
+    ws: Workspace, page: JournalPage, kept: KeptFolder, warnings: List[Dict[str, str]]
+) -> str:
+    """Finish one page: `unchanged` when it holds the journal's text already, `written` when it
+    held what the journal replaces, `kept:<path>` when it changed since (the journal's text is
+    kept there, the page left as it is), `pending` when a write failed (it stays journaled)."""
+    current = _page_digest(ws, page.rel)
+    if current == page.sha256:
+        return "unchanged"
+    if current == page.expected or (current is None and page.expected == _UNKNOWN):
+        try:
+            write_managed(ws, page.rel, page.text.encode("utf-8"))
+        except (EchoesError, OSError) as error:
+            _warn(
+                warnings,
+                "end-unfinished",
+                f"`{page.rel}` could not be written yet ({_reason(error)}); the `end` is "
+                f"recorded in `{JOURNAL_REL}` and the next writing command finishes it",
+                page.rel,
+            )
+            return "pending"
+        return "written"
+    try:
+        where = kept.keep(page.name, page.text.encode("utf-8"))
+    except (EchoesError, OSError) as error:
+        _warn(
+            warnings,
+            "end-unfinished",
+            f"`{page.rel}` changed after an `end` was recorded, and that `end`'s version could "
+            f"not be kept aside yet ({_reason(error)}); it stays in `{JOURNAL_REL}`",
+            page.rel,
+        )
+        return "pending"
+    _warn(warnings, "kept-version", _kept_message(page, current, where), page.rel)
+    return "kept:" + where
+
+
+def _kept_message(page: JournalPage, current: Optional[str], where: str) -> str:
+    if page.expected == _UNKNOWN:
+        why = "an earlier engine's journal does not say what the page held, so it was not replaced"
+    elif current is None:
+        why = "the page was deleted after that `end` was recorded"
+    else:
+        why = "the page changed after that `end` was recorded"
+    return (
+        f"an interrupted `end` did not write `{page.rel}`: {why}. Its version is kept at "
+        f"`{where}`; compare the two, merge by hand, then delete the kept file"
+    )
+
+
+def _place_journal_entry(
+    ws: Workspace, daily: Tuple[str, str], warnings: List[Dict[str, str]]
+) -> bool:
+    """The session entry in place (True), or a warning and False when it could not be."""
+    rel, text = daily
+    try:
+        ensure_dir(ws, rel.rsplit("/", 1)[0])
+        path, info = check_target(ws, rel)
+        if info is None:
+            place_file(path, text.encode("utf-8"), exclusive=True)
+    except FileExistsError:
+        return True
+    except (EchoesError, OSError) as error:
+        _warn(
+            warnings,
+            "end-unfinished",
+            f"the session entry `{rel}` could not be written yet ({_reason(error)}); the `end` "
+            f"is recorded in `{JOURNAL_REL}` and the next writing command finishes it",
+            rel,
+        )
+        return False
+    return True
+
+
+def _record_save(
+    ws: Workspace, journal: EndJournal, scan: PageScan, warnings: List[Dict[str, str]]
+) -> bool:
+    """The saved session recorded in local state (True), or a warning and False."""
+    fields = journal.fields
+    ctx = Context(ws, fields.get("agent"), fields.get("adapterVersion"))
+    session = {"saved": True, "lastSave": fields.get("lastSave")}
+    return derived_state(ws, ctx, scan, warnings, session=session) is not None
+
+
+def _settle_journal(
+    ws: Workspace, rest: Optional[EndJournal], warnings: List[Dict[str, str]]
+) -> None:
+    """Remove the journal when nothing is left to do, else rewrite it with what is left (so a
+    page already written is never compared again). A failure leaves the previous journal, whose
+    finished steps are recognized next time by their hashes."""
+    try:
+        if rest is None:
+            remove_end_journal(ws)
+        else:
+            write_end_journal(ws, rest)
+    except (EchoesError, OSError) as error:
+        _warn(
+            warnings,
+            "end-unfinished",
+            f"`{JOURNAL_REL}` could not be {'removed' if rest is None else 'updated'} "
+            f"({_reason(error)}); the next writing command settles it",
+            JOURNAL_REL,
+        )
+
+
+def finish_end(
+    ws: Workspace, journal: EndJournal, warnings: List[Dict[str, str]]
+) -> Dict[str, Any]:
+    """Everything an `end` does once it has taken effect, and what the next writer does with a
+    journal left behind: each page compared and written, the session entry, the saved session
+    in local state; then the journal settled, the index refreshed and the page cache saved.
+    Every step can be repeated. Returns each page's outcome (see `_roll_page`) and whether the
+    index bytes changed."""
+    kept = KeptFolder(ws)
+    outcomes: Dict[str, str] = {}
+    left: List[JournalPage] = []
+    for page in journal.pages:
+        outcomes[page.rel] = _roll_page(ws, page, kept, warnings)
+        if outcomes[page.rel] == "pending":
+            left.append(page)
+    daily_done = journal.daily is None or _place_journal_entry(ws, journal.daily, warnings)
     cache = IndexCache(ws)
     scan = scan_pages(ws, cache)
-    refresh_index(ws, scan, digest=False)
-    agent = journal.get("agent")
-    version = journal.get("adapterVersion")
-    ctx = Context(
-        ws, agent if isinstance(agent, str) else None, version if isinstance(version, str) else None
-    )
-    last_save = journal.get("lastSave")
-    write_state(
-        ws,
-        ctx,
-        vault_stats(ws, scan),
-        session={"saved": True, "lastSave": last_save if isinstance(last_save, str) else None},
-    )
+    state_done = not journal.state or _record_save(ws, journal, scan, warnings)
+    _settle_journal(ws, journal.rest(left, daily_done, state_done), warnings)
+    refresh = derived_index(ws, scan, warnings)
     cache.save()
+    return {"pages": outcomes, "indexChanged": bool(refresh and refresh["rebuilt"])}
 
 
-def recover(ws: Workspace) -> None:
-    """Under the lock, before a command's own work: finish an interrupted `end`, then remove the
-    temporary files of writers that are gone."""
-    journal = read_end_journal(ws)
-    if journal is not None:
-        if journal.get("format") == JOURNAL_FORMAT:
-            roll_forward_end(ws, journal)
-        remove_end_journal(ws)
+def _move_journal_aside(ws: Workspace, why: str, warnings: List[Dict[str, str]]) -> None:
+    """A journal that cannot be read is never rolled forward, nor removed: it is moved to the
+    kept folder, for a person to look at."""
+    try:
+        where = KeptFolder(ws).move(os.path.join(ws.runtime_dir, JOURNAL_NAME), JOURNAL_NAME)
+    except (EchoesError, OSError) as error:
+        _warn(
+            warnings,
+            "unreadable-journal",
+            f"`{JOURNAL_REL}` cannot be read ({why}) and could not be moved aside "
+            f"({_reason(error)}); nothing was rolled forward from it",
+            JOURNAL_REL,
+        )
+        return
+    _warn(
+        warnings,
+        "unreadable-journal",
+        f"`{JOURNAL_REL}` cannot be read ({why}); nothing was rolled forward from it. It was "
+        f"moved to `{where}`: look at it, then delete it",
+        where,
+    )
+
+
+def recover(ws: Workspace, warnings: List[Dict[str, str]]) -> None:
+    """Under the lock, before a command's own work: finish an interrupted `end` (or move aside a
+    journal that cannot be read), then remove the temporary files of writers that are gone.
+    What it could not do, or did not do, is added to `warnings`."""
+    journal, problem = read_end_journal(ws)
+    if problem is not None:
+        _move_journal_aside(ws, problem, warnings)
+    elif journal is not None:
+        finish_end(ws, journal, warnings)
     remove_dead_temp_files(ws, _env_seconds(LOCK_STALE_ENV, DEFAULT_LOCK_STALE))
 
 
@@ -6333,7 +7104,21 @@ class Terminated(KeyboardInterrupt):
     temporary file being written, as an interrupt does."""
 
 
+# Once a command has passed its commit point it has taken effect: a SIGTERM then no longer
+# unwinds it into an error (which would invite a retry that doubles it). The derived writes that
+# remain take milliseconds; the signal is noted and the command reports its result.
+_TERMINATION = {"deferred": False, "received": False}
+
+
+def committed() -> None:
+    """Called by a command at its commit point."""
+    _TERMINATION["deferred"] = True
+
+
 def _on_terminate(signum: int, _frame: object) -> None:
+    if _TERMINATION["deferred"]:
+        _TERMINATION["received"] = True
+        return
     raise Terminated()
 
 
@@ -6359,9 +7144,11 @@ def main(argv: Optional[list] = None) -> int:
         _emit(sys.stderr, build_parser().format_help())
         return _error("no command given (see `echoes_vault.py --help`)", "usage")
     restore = _handle_termination()
+    _TERMINATION.update(deferred=False, received=False)
     try:
         return _main(args_list)
     finally:
+        _TERMINATION.update(deferred=False, received=False)
         if restore:
             import signal
 
@@ -6382,6 +7169,8 @@ def _run_command(args_list: List[str]) -> int:
         refuse_secret_fields([("`--adapter-version`", args.adapter_version)])
     ctx = Context(resolve_workspace(args.workspace), args.agent, args.adapter_version)
     output = HANDLERS[args.command](ctx, args)
+    if isinstance(output, dict) and args.command not in READ_ONLY_COMMANDS:
+        output["warnings"] = ctx.warnings  # after the commit point, or found by recovery
     if args.command == "search" and getattr(args, "format", "json") == "text":
         output = render_search_text(output)
     output = masked(output)

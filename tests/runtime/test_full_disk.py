@@ -4,9 +4,11 @@ The vault lives on a small tmpfs that the test mounts (it needs root; without ro
 under CI they fail). A filler file takes every free block but the few the case leaves: none, one
 (room for the lock and nothing more), three, one block less than the command's payload, one
 block more, and one block less than twice the payload (room for `end`'s journal, not for all of
-its session entry). The command then either succeeds completely or fails with the `io` error, and in
-both cases every file is its old bytes or its complete new bytes: no temporary file, no empty
-file, no lock. Once space is freed, the same command succeeds."""
+its session entry). The command then either fails with the `io` error before its commit point, or
+succeeds, naming in its `warnings` every file it could not write after it; in both cases every
+file is its old bytes or its complete new bytes: no temporary file, no empty file, no lock. Once
+space is freed, a failed command sent again succeeds, and after a success the next writer
+finishes what the warnings named; either way the vault holds exactly one new entry."""
 
 from __future__ import annotations
 
@@ -263,18 +265,41 @@ def success_problems(after: Dict[str, bytes], before: Dict[str, bytes], case: Ca
     return missing
 
 
+def unwarned(missing: List[str], warnings: List[Dict[str, str]]) -> List[str]:
+    """What a success did not write and did not name in its warnings either."""
+    paths = {warning["path"] for warning in warnings}
+    named = []
+    for item in missing:
+        if item == "the new daily entry":
+            named.append(any(p.startswith("EchoesVault/daily/") for p in paths))
+        elif item.startswith("`end` finished"):
+            named.append(bool(warnings))
+        elif item == "EchoesVault/index.md":  # the index follows the pages on disk
+            named.append(any(p == item or p.startswith("EchoesVault/pages/") for p in paths))
+        else:
+            named.append(item in paths)
+    return [item for item, seen in zip(missing, named) if not seen]
+
+
+def new_entries(before: Dict[str, bytes], after: Dict[str, bytes]) -> int:
+    return sum(1 for rel in after if rel.startswith("EchoesVault/daily/") and rel not in before)
+
+
 def check_outcome(
     result: Result, before: Dict[str, bytes], after: Dict[str, bytes], case: Case
 ) -> None:
     assert problems(before, after, case) == [], result
     if result.code == 0:
-        assert json.loads(result.stdout)["ok"] is True, result
-        assert success_problems(after, before, case) == [], result
+        output = json.loads(result.stdout)
+        assert output["ok"] is True, result
+        missing = success_problems(after, before, case)
+        assert unwarned(missing, output["warnings"]) == [], result
         return
     assert result.code == 2 and result.stdout == "", result
     error = result.error
     assert error["code"] == "io", error
     assert "No space left on device" in error["error"], error
+    assert new_entries(before, after) == 0, "a failed request left its entry"
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -293,11 +318,15 @@ def test_a_write_on_a_full_disk_is_whole_or_absent(
     if level in ("none", "one-block", "three-blocks", "just-under-payload"):
         assert result.code == 2, result  # too little room for the payload: never a success
 
-    filler.unlink()  # room again: the same command, resent, succeeds
-    again = case.run(ws)
-    assert again.code == 0, again
+    filler.unlink()  # room again
+    if result.code == 0:  # it took effect: the next writer finishes what its warnings named
+        Runtime(ws).ok("hydrate", env=NO_BYTECODE)
+    else:  # nothing took effect: the same command, resent, succeeds
+        again = case.run(ws)
+        assert again.code == 0, again
     assert success_problems(files(ws), before, case) == []
     assert problems(before, files(ws), case) == []
+    assert new_entries(before, files(ws)) == (1 if case.text else 0)
 
 
 def test_the_levels_leave_what_they_say(small_fs: Path) -> None:
@@ -345,3 +374,4 @@ def test_without_hard_links_a_full_disk_leaves_no_empty_lock_or_entry(
     runtime.ok(*case.argv, payload=case.payload, env=NO_BYTECODE)
     assert success_problems(files(ws), before, case) == []
     assert problems(before, files(ws), case) == []
+    assert new_entries(before, files(ws)) == 1

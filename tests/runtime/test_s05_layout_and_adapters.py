@@ -44,13 +44,14 @@ def test_s5_init_creates_the_managed_layout(bare: Runtime, repo: Path) -> None:
 
 def test_s5_2_ignore_files_exact_bytes(bare: Runtime, repo: Path) -> None:
     bare.ok("init")
-    # the spec's rules, then ours: writers' temporary files and the `end` journal (recovery.md)
+    # the spec's rules, then ours: writers' temporary files, the `end` journal, the memory of
+    # recent requests and the versions a roll-forward kept aside (recovery.md)
     assert (repo / "EchoesVault/.gitignore").read_bytes() == (
         b"# Generated locally by EchoesVault\n/index.md\n*.echoes-tmp\n"
     )
     assert (repo / ".echoes-vault/.gitignore").read_bytes() == (
         b"# EchoesVault runtime files\n/state.json\n/lock\n/index-cache.json\n"
-        b"/end-journal.json\n*.echoes-tmp\n"
+        b"/end-journal.json\n/requests.json\n/kept/\n*.echoes-tmp\n"
     )
 
 
@@ -62,7 +63,8 @@ def test_s5_2_existing_ignore_files_are_preserved_and_completed(bare: Runtime, r
     bare.ok("init")
     assert (repo / "EchoesVault/.gitignore").read_text() == "/scratch/\n/index.md\n*.echoes-tmp\n"
     assert (repo / ".echoes-vault/.gitignore").read_text() == (
-        "# mine\n/lock\n/state.json\n/index-cache.json\n/end-journal.json\n*.echoes-tmp\n"
+        "# mine\n/lock\n/state.json\n/index-cache.json\n/end-journal.json\n/requests.json\n"
+        "/kept/\n*.echoes-tmp\n"
     )
 
 

@@ -19,7 +19,13 @@ def test_s9_append_writes_one_unique_nested_file(rt: Runtime, vault: Path) -> No
     after = datetime.datetime.now(datetime.timezone.utc)
     path = Path(result["dailyLog"])
     assert path.is_absolute() and path.is_file()
-    assert result == {"ok": True, "dailyLog": str(path), "kind": "scratchpad", "agent": "codex"}
+    assert result == {
+        "ok": True,
+        "dailyLog": str(path),
+        "kind": "scratchpad",
+        "agent": "codex",
+        "warnings": [],
+    }
     assert path.parent.parent == vault / "EchoesVault/daily"
     assert path.parent.name in {before.strftime("%Y-%m-%d"), after.strftime("%Y-%m-%d")}
     match = NAME.match(path.name)
