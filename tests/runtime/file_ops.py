@@ -10,19 +10,25 @@ by what the program does:
 - `kill`: SIGKILL the process just before its change number `kill` (counted from 0);
 - `term`: SIGTERM it just before its change number `term`, as a client that gives up does;
 - `fifo`: replace the file `fifo` by a FIFO just before the program first opens it, as another
-  process could between a directory listing and the read that follows it.
+  process could between a directory listing and the read that follows it;
+- `fail`: make every write of the file named `fail["name"]` fail, through the temporary file the
+  runtime writes it with: `fail["how"]` is `fsize` (the process's file-size limit, RLIMIT_FSIZE,
+  is 0 while it writes: EFBIG, "File too large") or `full` (the file system is filled to its last
+  byte by the file `fail["filler"]` while it writes: ENOSPC). The limit or the filler goes at
+  the program's next file operation.
 
 Stdlib only and Python 3.9, like the runtime it runs.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import runpy
 import signal
 import sys
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 SCRIPT = os.path.abspath(__file__)
 WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -37,10 +43,13 @@ def hooked(
     kill: Optional[int] = None,
     fifo: Optional[str] = None,
     term: Optional[int] = None,
+    fail: Optional[Dict[str, str]] = None,
 ) -> List[str]:
     """The command line that runs `program` (a script and its arguments, or `-m module ...`)
     with `python` under the hook."""
-    plan: Dict[str, Any] = {"within": within, "log": log, "kill": kill, "fifo": fifo, "term": term}
+    plan: Dict[str, Any] = {
+        "within": within, "log": log, "kill": kill, "fifo": fifo, "term": term, "fail": fail
+    }  # fmt: skip
     return [python, SCRIPT, json.dumps(plan), *program]
 
 
@@ -76,6 +85,7 @@ class Hook:
         self.within = os.path.join(plan["within"], "")
         self.changes: List[List[str]] = []
         self.busy = False  # the hook's own file operations are not the program's
+        self.undo: Optional[Callable[[], None]] = None  # ends a `fail` at the next operation
 
     def __call__(self, event: str, args: Tuple[Any, ...]) -> None:
         if self.busy:
@@ -91,6 +101,12 @@ class Hook:
         return not os.path.isabs(path) or path.startswith(self.within)
 
     def act(self, event: str, args: Tuple[Any, ...]) -> None:
+        if self.undo is not None and not (event == "open" and self.failing(args)):
+            self.undo()
+            self.undo = None
+        fail = self.plan.get("fail")
+        if fail and event == "open" and self.failing(args) and self.undo is None:
+            self.undo = start_failure(fail)
         fifo = self.plan.get("fifo")
         if event == "open" and fifo and args[0] == fifo:
             self.plan["fifo"] = None
@@ -106,10 +122,44 @@ class Hook:
             os.kill(os.getpid(), signal.SIGTERM)
         self.changes.append([event, *(os.fsdecode(path) for path in paths)])
 
+    def failing(self, args: Tuple[Any, ...]) -> bool:
+        """Whether an open is of the temporary file the `fail` target is written through."""
+        fail = self.plan.get("fail")
+        if not fail or isinstance(args[0], int) or not changed_paths("open", args):
+            return False
+        name = os.path.basename(os.fsdecode(args[0]))
+        return name.startswith(f".{fail['name']}.") and name.endswith(".echoes-tmp")
+
     def save(self) -> None:
         self.busy = True
         with open(self.plan["log"], "w", encoding="utf-8") as out:
             json.dump(self.changes, out)
+
+
+def start_failure(fail: Dict[str, str]) -> Callable[[], None]:
+    """Make the next writes fail as `fail` says; the function that ends it."""
+    if fail["how"] == "fsize":
+        import resource
+
+        limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, limits[1]))  # writes fail with EFBIG
+        return lambda: resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+    filler = fail["filler"]
+    with open(filler, "wb", buffering=0) as out:
+        chunk = b"\0" * 65536
+        try:
+            while True:
+                out.write(chunk)
+        except OSError as error:
+            if error.errno != errno.ENOSPC:
+                raise
+        try:  # the last bytes a 64 KiB write did not fit
+            while True:
+                out.write(b"\0")
+        except OSError as error:
+            if error.errno != errno.ENOSPC:
+                raise
+    return lambda: os.unlink(filler)
 
 
 def main() -> None:
