@@ -84,6 +84,9 @@ __all__ = [
     "ENGINE_VERSION",
     "INDEX_HEADER",
     "INDEX_NAME",
+    "JOURNAL_NAME",
+    "KEPT_DIR",
+    "MARKER_LIMIT",
     "MARKER_NAME",
     "PAGES_DIR",
     "PROTOCOL_VERSION",
@@ -92,6 +95,7 @@ __all__ = [
     "RUNTIME_DIR",
     "SUMMARY_LIMIT",
     "VAULT_DIR",
+    "BadJson",
     "EchoesError",
     "Frontmatter",
     "NotRegularFile",
@@ -111,8 +115,11 @@ __all__ = [
     "index_line",
     "index_name_problem",
     "is_page_path",
+    "kept_versions",
+    "load_json",
     "mask_secrets",
     "may_hold_conflict_markers",
+    "nesting_problem",
     "nfc",
     "normalize_newlines",
     "normalize_page_name",
@@ -962,9 +969,10 @@ def load_json(
             data = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise BadJson(f"it is not valid UTF-8 (byte {error.start})") from None
-    problem = nesting_problem(json_structure(data), depth)
-    if problem is not None:
-        raise BadJson(problem)
+    if data.count("[") + data.count("{") > depth:  # else it cannot nest deeper than `depth`
+        problem = nesting_problem(json_structure(data), depth)
+        if problem is not None:
+            raise BadJson(problem)
     try:
         value = json.loads(data)
     except RecursionError:  # not reached after the check above; kept as a last guard
@@ -3896,6 +3904,10 @@ class AdapterPlan:
         self.reason = reason
 
 
+# A generated adapter is a few kilobytes; a file at its path larger than this is not one.
+ADAPTER_LIMIT = 4 * 1024 * 1024
+
+
 def _read_existing(ws: Workspace, rel: str) -> Tuple[Optional[str], Optional[str]]:
     """(text, problem) of a managed adapter path without following links."""
     path = ws.abs(rel)
@@ -3909,7 +3921,13 @@ def _read_existing(ws: Workspace, rel: str) -> Tuple[Optional[str], Optional[str
     if not stat.S_ISREG(st.st_mode):
         return None, "exists and is not a regular file"
     try:
-        return normalize_newlines(read_bytes(path, st.st_size, st).decode("utf-8")), None
+        data = read_bytes(path, min(st.st_size, ADAPTER_LIMIT), st, ADAPTER_LIMIT)
+        if len(data) > ADAPTER_LIMIT:
+            return (
+                None,
+                f"is larger than {_size_words(ADAPTER_LIMIT)}: not a file this runtime manages",
+            )
+        return normalize_newlines(data.decode("utf-8")), None
     except (OSError, UnicodeDecodeError) as error:
         return None, f"cannot be read as UTF-8 ({type(error).__name__})"
 
