@@ -120,10 +120,30 @@ def run(call: RuntimeCall, args: Sequence[str], payload: Optional[Dict[str, Any]
     stripped = out.lstrip()
     if stripped.startswith("{"):
         try:
-            return json.loads(out)
-        except ValueError:
+            return rules.load_json(out, OUTPUT_LIMIT)
+        except rules.BadJson:
             pass
     return out
+
+
+# The runtime's answer is read with the runtime's own bounded reader: a project runtime is a file
+# in the repository, and what it prints must not be able to exhaust the server's stack.
+OUTPUT_LIMIT = 256 * 1024 * 1024
+
+
+def warnings_of(result: Any) -> List[str]:
+    """The messages of a successful result's `warnings`: what went wrong after the command had
+    taken effect, or what it found left by an earlier writer (engine 1.6.0 and later). Each is
+    a sentence for people, masked; a result without warnings, or Markdown, has none."""
+    found = result.get("warnings") if isinstance(result, dict) else None
+    if not isinstance(found, list):
+        return []
+    messages = []
+    for item in found:
+        message = item.get("message") if isinstance(item, dict) else item
+        if isinstance(message, str) and message:
+            messages.append(rules.mask_secrets(message))
+    return messages
 
 
 STOP_GRACE = 3.0  # seconds a terminated runtime has to release its lock before it is killed
@@ -147,8 +167,8 @@ def stop(process: Any, grace: float = STOP_GRACE) -> None:
 def _error_of(stderr: str, exit_code: int) -> tuple[str, str]:
     for line in reversed(stderr.strip().splitlines()):
         try:
-            data = json.loads(line)
-        except ValueError:
+            data = rules.load_json(line, OUTPUT_LIMIT)
+        except rules.BadJson:
             continue
         if isinstance(data, dict) and "error" in data:
             return str(data["error"]), str(data.get("code") or "runtime")

@@ -957,11 +957,16 @@ def _lone_surrogate(value: Any) -> bool:
 
 
 def load_json(
-    data: Union[bytes, str], limit: int, depth: int = JSON_DEPTH_LIMIT, kind: Any = None
+    data: Union[bytes, str],
+    limit: int,
+    depth: int = JSON_DEPTH_LIMIT,
+    kind: Any = None,
+    whole_text: bool = True,
 ) -> Any:
     """The value of JSON text of at most `limit` bytes nested at most `depth` levels, or
-    `BadJson`. With `kind` (`dict`, `list`), the value must be of that type. The one JSON
-    reader of the runtime, the language server and `check`."""
+    `BadJson`. With `kind` (`dict`, `list`), the value must be of that type; with `whole_text`,
+    no string may hold half a surrogate pair (what a file is written back with must encode).
+    The one JSON reader of the runtime, the language server and `check`."""
     if len(data) > limit:
         raise BadJson(f"it is larger than {_size_words(limit)}")
     if isinstance(data, bytes):
@@ -980,7 +985,7 @@ def load_json(
     except ValueError as error:
         detail = error.msg if isinstance(error, json.JSONDecodeError) else "not JSON"
         raise BadJson(f"it is not valid JSON ({detail})") from None
-    if "\\u" in data and _SURROGATE_ESCAPE.search(data) and _lone_surrogate(value):
+    if whole_text and "\\u" in data and _SURROGATE_ESCAPE.search(data) and _lone_surrogate(value):
         raise BadJson("it holds text that is not valid Unicode (half of a surrogate pair)")
     if kind is not None and not isinstance(value, kind):
         raise BadJson(f"it is not a JSON {'object' if kind is dict else 'array'}")

@@ -23,7 +23,7 @@ from ..engine import page_fixes
 from ..engine.findings import expected_index
 from ..engine.vault import PAGE, Vault, buffer_hash, read_text, starts_with_bom, without_bom
 from ..runtime import echoes_vault as rules
-from ..runtime_client import RuntimeCall, RuntimeFailure, run, runtime_for
+from ..runtime_client import RuntimeCall, RuntimeFailure, run, runtime_for, warnings_of
 from .report import FixOutcome
 
 PAGE_FIXES = ("EV100", "EV201", "EV310")
@@ -262,7 +262,7 @@ def apply(
             outcomes.extend(_apply_index(call, plan, shown, written))
             continue
         try:
-            run(
+            result = run(
                 call,
                 ["upsert", "--payload", "-"],
                 {
@@ -278,8 +278,15 @@ def apply(
             outcomes.append(FixOutcome(plan.path, shown, plan.codes, "failed", _short(message)))
             continue
         written = True
-        outcomes.append(FixOutcome(plan.path, shown, plan.codes, "applied"))
+        outcomes.append(FixOutcome(plan.path, shown, plan.codes, "applied", _warned(result)))
     return outcomes
+
+
+def _warned(result: object) -> str:
+    """The warnings of a fix that took effect (a local state or index the runtime could not
+    write after the page), for the line that reports it."""
+    found = warnings_of(result)
+    return _short("with warnings: " + " · ".join(found)) if found else ""
 
 
 def _apply_index(call: RuntimeCall, plan: Plan, shown: str, written: bool) -> List[FixOutcome]:
@@ -295,7 +302,7 @@ def _apply_index(call: RuntimeCall, plan: Plan, shown: str, written: bool) -> Li
     if not plan.codes:
         return []
     try:
-        run(call, ["rebuild-index"])
+        result = run(call, ["rebuild-index"])
     except RuntimeFailure as error:
         return [FixOutcome(plan.path, shown, plan.codes, "failed", _short(error.message))]
-    return [FixOutcome(plan.path, shown, plan.codes, "applied")]
+    return [FixOutcome(plan.path, shown, plan.codes, "applied", _warned(result))]

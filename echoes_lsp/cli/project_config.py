@@ -8,13 +8,30 @@ Precedence, highest first: command-line flags, `.echoes-lsp.toml`, `[tool.echoes
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from ..engine.codes import CODES, SEVERITIES
+from ..runtime import echoes_vault as rules
 
 PROJECT_FILE = ".echoes-lsp.toml"
 PYPROJECT = "pyproject.toml"
+# A settings file larger than this is refused rather than parsed.
+SETTINGS_LIMIT = 4 * 1024 * 1024
+# TOML's strings and comments, whose brackets do not nest: what is left is what the parser
+# recurses on (it has no depth limit, like `json`).
+TOML_TEXT = re.compile(
+    "|".join(
+        (
+            r'"""[\s\S]*?"""',  # multi-line basic string
+            r"'''[\s\S]*?'''",  # multi-line literal string
+            r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"',  # basic string
+            r"'[^'\n]*'",  # literal string
+            r"#[^\n]*",  # comment
+        )
+    )
+)
 FAIL_LEVELS = ("error", "warning", "information", "hint")
 KEYS = ("select", "ignore", "fail-on", "exclude", "severity", "secrets")
 
@@ -120,22 +137,34 @@ def parse_table(table: Mapping[str, Any], where: str) -> Dict[str, Any]:
 
 
 def _read_toml(path: str) -> Optional[Dict[str, Any]]:
+    """A settings file's tables, read within the limits: at most SETTINGS_LIMIT bytes, arrays
+    and tables nested at most `rules.JSON_DEPTH_LIMIT` levels (the runtime's rule)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = rules.read_bytes(path, limit=SETTINGS_LIMIT)
     except FileNotFoundError:
         return None
     except OSError as error:
         raise ConfigError(f"{path}: cannot be read: {error.strerror or error}") from error
+    if len(data) > SETTINGS_LIMIT:
+        raise ConfigError(f"{path}: larger than {SETTINGS_LIMIT // (1024 * 1024)} MiB, not read")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from error
+    problem = rules.nesting_problem(TOML_TEXT.sub("", text))
+    if problem is not None:
+        raise ConfigError(f"{path}: not read: {problem}")
     # imported once a file exists: a project without one does not pay for the TOML parser
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on Python 3.9 and 3.10 only
         import tomli as tomllib
     try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from error
+    except RecursionError as error:  # a last guard: the scan above refuses such nesting
+        raise ConfigError(f"{path}: not read: it nests too deeply") from error
 
 
 def file_layers(workspace: str) -> List[Tuple[str, Dict[str, Any]]]:

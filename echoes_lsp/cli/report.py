@@ -56,6 +56,7 @@ RULE_NAMES: Dict[str, str] = {
     "EV600": "credential-shaped-text",
     "EV700": "vault-read-only",
     "EV701": "page-changed-on-disk",
+    "EV702": "version-kept-aside",
 }
 
 

@@ -141,6 +141,7 @@ CODES: Dict[str, Code] = {
         Code("EV600", "credential-shaped text", ERROR),
         Code("EV700", "marker missing or protocolVersion unsupported: vault is read-only", WARNING),
         Code("EV701", "page changed on disk since it was opened", ERROR),
+        Code("EV702", "version of a page kept aside by an interrupted end", WARNING),
     )
 }
 

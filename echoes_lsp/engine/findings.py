@@ -400,6 +400,7 @@ def diagnose(vault: Vault, path: str) -> List[Finding]:
     if kind == PAGE:
         findings.extend(_page_findings(vault, entry))
         findings.extend(_link_findings(vault, entry))
+        findings.extend(kept_findings(vault, path))
     else:
         findings.extend(Finding.of(p) for p in entry.conflicts)
         if kind in (DAILY, LEGACY_DAILY):
@@ -496,14 +497,58 @@ def diagnose_vault(vault: Vault) -> Dict[str, List[Finding]]:
 def vault_findings(vault: Vault) -> Dict[str, List[Finding]]:
     """The findings about the vault as a whole, by the path they stand on: EV700 on the
     marker, or EV503 on `EchoesVault/` when it is a symbolic link (a linked folder inside it
-    has its own entry, and the EV503 of `diagnose`)."""
+    has its own entry, and the EV503 of `diagnose`); EV702 on the marker for a journal kept
+    aside, and on each deleted page whose interrupted `end`'s version was kept."""
     if vault.reads_nothing:
         linked = read_only_finding(vault)
         return {vault.root: [linked]} if linked is not None else {}
+    found: Dict[str, List[Finding]] = {}
     marker = marker_finding(vault)
-    if marker is None:
-        return {}
-    return {os.path.join(vault.root, rules.MARKER_NAME): [marker]}
+    if marker is not None:
+        found[os.path.join(vault.root, rules.MARKER_NAME)] = [marker]
+    for path in _kept_by_path(vault):
+        entry = vault.entries.get(path)
+        if entry is None or entry.kind != PAGE:  # a page's own EV702 comes with `diagnose`
+            found.setdefault(path, []).extend(kept_findings(vault, path))
+    return found
+
+
+def _kept_by_path(vault: Vault) -> Dict[str, List[str]]:
+    """The kept versions by the path they are reported on: a page's, whether or not it still
+    exists, or the marker's for a journal that could not be read."""
+    answers = vault.cached_answers("kept")
+    if "value" not in answers:
+        by_path: Dict[str, List[str]] = {}
+        for rel, name in vault.kept:
+            where = rules.MARKER_NAME if name == rules.JOURNAL_NAME else f"{rules.PAGES_DIR}/{name}"
+            by_path.setdefault(os.path.join(vault.root, *where.split("/")), []).append(rel)
+        answers["value"] = by_path
+    return answers["value"]  # type: ignore[no-any-return]
+
+
+def kept_findings(vault: Vault, path: str) -> List[Finding]:
+    """EV702 for each version kept aside that `path` stands for (see `_kept_by_path`): nothing
+    was lost, but a person has to merge it or throw it away."""
+    kept = _kept_by_path(vault).get(path)
+    if not kept:
+        return []
+    if os.path.basename(path) == rules.MARKER_NAME:
+        what = (
+            "an `end` journal that could not be read was moved to `{}`; nothing was rolled "
+            "forward from it: look at it, then delete it"
+        )
+    elif path in vault.entries:
+        what = (
+            "an interrupted `end`'s version of this page is kept at `{}`: the page changed after "
+            "that `end` was recorded, so it was not written over. Compare the two, merge by "
+            "hand, then delete the kept file"
+        )
+    else:
+        what = (
+            "this page was deleted after an interrupted `end` was recorded; that `end`'s version "
+            "of it is kept at `{}`: save it again if it is wanted, then delete the kept file"
+        )
+    return [_whole_line("EV702", what.format(rel)) for rel in kept]
 
 
 def apply_policy(findings: Sequence[Finding], policy: Policy) -> List[Tuple[Finding, str]]:

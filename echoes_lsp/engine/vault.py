@@ -9,7 +9,6 @@ callers can refresh the pages that link to them.
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import re
 import stat
@@ -561,9 +560,9 @@ def read_marker(vault_root: str) -> Marker:
         return Marker(True, None, f"marker is not valid UTF-8 (byte {problem.start})")
     line = next((i for i, text in enumerate(raw.split("\n")) if "protocolVersion" in text), 0)
     try:
-        data = json.loads(raw)
-    except ValueError:
-        return Marker(True, None, "marker is not valid JSON", line)
+        data = rules.load_json(raw, rules.MARKER_LIMIT)
+    except rules.BadJson as why:
+        return Marker(True, None, f"marker cannot be read: {why}", line)
     version = data.get("protocolVersion") if isinstance(data, dict) else None
     if version != rules.PROTOCOL_VERSION:
         return Marker(
@@ -642,6 +641,11 @@ class Vault:
         self.assets: Dict[str, List[str]] = {}
         self.overlays: Dict[str, str] = {}
         self.marker = Marker(False, None, None)
+        # Versions an interrupted `end`'s roll-forward kept aside rather than write over a
+        # changed page (and journals it could not read): (workspace-relative path, file name),
+        # from the runtime's `kept_versions`. EV702 reports each until a person deletes it.
+        self.kept: Tuple[Tuple[str, str], ...] = ()
+        self.kept_dir = os.path.join(self.workspace, rules.RUNTIME_DIR, rules.KEPT_DIR)
         # A folder of the layout that is a symbolic link: the runtime refuses to write through
         # it, so the vault is read-only; a linked `EchoesVault/` is not read at all.
         self.linked: Optional[LinkedFolder] = None
@@ -777,10 +781,20 @@ class Vault:
             self.marker = Marker(False, None, None)
             return
         self.marker = read_marker(self.root)
+        self.kept = tuple(rules.kept_versions(self.workspace))
         if not os.path.isdir(self.root):
             return
         for path, rel, symlink in self.walk():
             self._register(path, rel, symlink)
+
+    def read_kept(self) -> bool:
+        """Read the kept versions again; whether they changed."""
+        kept = tuple(rules.kept_versions(self.workspace))
+        if kept == self.kept:
+            return False
+        self.kept = kept
+        self._changed()
+        return True
 
     def _register(self, path: str, rel: str, symlink: bool) -> Entry:
         kind = classify(rel)
@@ -1131,6 +1145,8 @@ class Vault:
         marker = os.path.join(self.root, rules.MARKER_NAME)
         if top is None and read_marker(self.root) != self.marker:
             changes.append((marker, False))
+        if top is None and tuple(rules.kept_versions(self.workspace)) != self.kept:
+            changes.append((self.kept_dir, False))
         return changes
 
     # -- queries --------------------------------------------------------------------------------

@@ -37,12 +37,13 @@ from ..engine.findings import (
     cap,
     diagnose,
     hidden_bom_finding,
+    kept_findings,
     read_only_finding,
 )
 from ..engine.fuzzy import Steps
-from ..engine.vault import Vault, find_workspace, read_text
+from ..engine.vault import PAGE, Vault, find_workspace, read_text
 from ..runtime import echoes_vault as rules
-from ..runtime_client import RuntimeCall, RuntimeFailure, run
+from ..runtime_client import RuntimeCall, RuntimeFailure, run, warnings_of
 from .buffers import Buffers
 from .client_settings import Settings, parse_settings
 from .client_support import ClientSupport, declared
@@ -284,6 +285,12 @@ class EchoesServer(LanguageServer):
                 + (", and nothing in it is read" if vault.reads_nothing else ""),
                 types.MessageType.Warning,
             )
+        elif vault.marker.present and not vault.marker.writable:
+            # a marker that cannot be read, or of another protocol: read, checked, never written
+            self.show(
+                f"EchoesVault: the {vault.marker.problem}: the vault is read-only (EV700)",
+                types.MessageType.Warning,
+            )
         self.scheduler.spawn(self.finish_loading(folder))
         return folder
 
@@ -385,7 +392,10 @@ class EchoesServer(LanguageServer):
         if folder is None or path is None:
             return []
         vault = folder.vault
-        results = diagnose(vault, path) if vault.entries.get(path) else []
+        entry = vault.entries.get(path)
+        results = diagnose(vault, path) if entry else []
+        if entry is None or entry.kind != PAGE:  # a page's own EV702 comes with `diagnose`
+            results.extend(kept_findings(vault, path))
         reason = read_only_finding(vault) if not vault.writable else None
         if reason is not None and path == vault.root and vault.reads_nothing:
             results.append(reason)  # a linked vault, in the workspace's report
@@ -558,7 +568,7 @@ class EchoesServer(LanguageServer):
             self.show(message, types.MessageType.Warning)
             raise shown(request_failed(message, {"code": "read-only"}))
         try:
-            return await asyncio.get_event_loop().run_in_executor(
+            result = await asyncio.get_event_loop().run_in_executor(
                 None, lambda: run(self.runtime_call(folder), list(args), payload)
             )
         except RuntimeFailure as failure:
@@ -569,6 +579,19 @@ class EchoesServer(LanguageServer):
                 )
                 shown(error)
             raise error from failure
+        self.warn_of(args[0], result)
+        return result
+
+    def warn_of(self, command: str, result: Any) -> None:
+        """A runtime result's `warnings`, shown once and logged on one line: the command took
+        effect, but something after its commit point (or an earlier writer's leftover) needs
+        attention. The result itself keeps them for the client."""
+        found = warnings_of(result)
+        if not found:
+            return
+        message = f"EchoesVault {command} took effect, with warnings: " + " · ".join(found)
+        self.show(message, types.MessageType.Warning)
+        log.warning("%s", rules.mask_secrets(message))
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         try:

@@ -67,6 +67,10 @@ def disk_event(ls: EchoesServer, folder: Folder, path: str, deleted: bool) -> No
     naming `pages/` forgets no page that still exists."""
     path = os.path.abspath(path)
     vault = folder.vault
+    if path == vault.kept_dir:  # versions kept aside by a roll-forward (EV702), outside the vault
+        if vault.read_kept():
+            ls.refresh_open(folder)
+        return
     if deleted and os.path.lexists(path):
         deleted = False
     if os.path.isdir(path) and not os.path.islink(path):

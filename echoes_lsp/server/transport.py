@@ -27,6 +27,7 @@ from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCResponseMessage
 from pygls.server import JsonRPCServer
 
+from ..runtime import echoes_vault as rules
 from .lsp_convert import JsonText
 
 log = logging.getLogger("echoes_lsp")
@@ -61,10 +62,24 @@ class Message:
 
 @dataclass(frozen=True)
 class BadFrame:
-    """Bytes that were not a valid frame; `body` holds a broken body, to find a request id in."""
+    """Bytes that were not a valid frame; `body` holds a broken body, to find a request id in.
+    `undecodable`: a whole body that is no JSON value the server reads (answered with -32700)."""
 
     reason: str
     body: bytes = b""
+    undecodable: bool = False
+
+
+def decode(body: Union[bytes, str]) -> Item:
+    """A message from a whole body: its JSON value, or why it cannot be decoded. The runtime's
+    bounded reader: at most MAX_BODY bytes nested at most `rules.JSON_DEPTH_LIMIT` levels, so no
+    message can exhaust the stack (the standard parser recurses). Half a surrogate pair in a
+    string is kept: the server copes with such text (an editor can send it)."""
+    try:
+        return Message(rules.load_json(body, MAX_BODY, whole_text=False))
+    except rules.BadJson as why:
+        raw = body.encode("utf-8", "replace") if isinstance(body, str) else body
+        return BadFrame(f"a body that cannot be decoded: {why}", raw, undecodable=True)
 
 
 Item = Union[Message, BadFrame]
@@ -183,16 +198,15 @@ class FrameParser:
         body = bytes(buffer[:length])
         del buffer[:length]
         self._length = None
-        try:
-            return Message(json.loads(body))
-        except ValueError:
-            pass
+        item = decode(body)
+        if isinstance(item, Message):
+            return item
         for size in range(min(len(body), len(NAME) + 24), 0, -1):
             if _header_start(body[-size:]):
                 # The announced length ran into the next frame's header: read on from there.
                 self._buffer[0:0] = body[-size:]
                 return BadFrame("a body shorter than its Content-Length", body[:-size])
-        return BadFrame("a body that is not valid JSON", body)
+        return item
 
     def _cut(self, at: int, reason: str) -> BadFrame:
         body = bytes(self._buffer[:at])
@@ -224,10 +238,10 @@ def _content_length(block: bytes) -> Union[int, BadFrame]:
 
 def request_id(body: bytes) -> Any:
     """The id of the request a broken body held, when it can be read (else None)."""
-    try:
-        data = json.loads(body)
-    except ValueError:
+    item = decode(body)
+    if not isinstance(item, Message):
         return None
+    data = item.data
     if isinstance(data, dict) and "method" in data and valid_id(data.get("id")):
         return data["id"]
     return None
@@ -339,8 +353,8 @@ class Conversation:
                 msg_id = request_id(item.body)
                 if msg_id is not None:
                     self.send_error(msg_id, INVALID_REQUEST, f"malformed frame: {item.reason}")
-                elif item.reason == "a body that is not valid JSON":
-                    self.send_error(None, PARSE_ERROR, "the body is not valid JSON")
+                elif item.undecodable:
+                    self.send_error(None, PARSE_ERROR, item.reason)
             return
         self.message(item.data)
 
@@ -497,12 +511,7 @@ async def converse_messages(
         data = await receive()
         if data is None:
             return 0
-        try:
-            item: Item = Message(json.loads(data))
-        except ValueError:
-            raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
-            item = BadFrame("a body that is not valid JSON", raw)
-        code = deliver(conversation, item)
+        code = deliver(conversation, decode(data))
         if code is not None:
             return code
         await asyncio.sleep(0)

@@ -13,7 +13,7 @@ from pygls.exceptions import JsonRpcException
 from .conftest import Session, codes, copy_vault
 
 
-@pytest.fixture(scope="module", params=["unsupported", "missing", "fifo"])
+@pytest.fixture(scope="module", params=["unsupported", "missing", "fifo", "deep", "not-utf8"])
 def shared_workspace(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
@@ -22,6 +22,10 @@ def shared_workspace(
     marker = workspace / "EchoesVault" / ".echoes-vault.json"
     if request.param == "missing":
         marker.unlink()
+    elif request.param == "deep":  # used to fail `initialize` with a RecursionError (-32603)
+        marker.write_text("[" * 100_000 + "]" * 100_000)
+    elif request.param == "not-utf8":
+        marker.write_bytes(b'{"protocolVersion": "1.0.0\xff"}')
     elif request.param == "fifo":
         # Opening a FIFO that no one writes to blocks: the marker is read by the safe reader.
         marker.unlink()
@@ -72,3 +76,23 @@ async def test_mutating_code_actions_are_disabled_with_a_reason(shared: Session)
     create = next(a for a in actions or [] if "Create page" in a.title)
     assert isinstance(create, types.CodeAction)
     assert create.disabled is not None and "read-only" in create.disabled.reason
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """For `session`: a vault whose marker nests 100,000 arrays deep."""
+    workspace = copy_vault("lsp-vault", tmp_path, init=True)
+    (workspace / "EchoesVault" / ".echoes-vault.json").write_text("[" * 100_000 + "]" * 100_000)
+    return workspace
+
+
+async def test_a_marker_that_cannot_be_read_is_announced_once(session: Session) -> None:
+    """`initialize` succeeds (it used to fail with -32603 on a RecursionError); one warning names
+    the marker's problem, and the pages get EV700."""
+    document = session.open(session.page("auth.md"))
+    items = await session.diagnostics(document, lambda d: "EV700" in codes(d))
+    marker = next(d for d in items if d.code == "EV700")
+    assert "nests deeper than 64 levels" in marker.message
+    shown = [m.message for m in session.client.messages if "(EV700)" in m.message]
+    assert len(shown) == 1 and "marker cannot be read" in shown[0], shown
+    assert "the vault is read-only" in shown[0]

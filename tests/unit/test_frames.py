@@ -46,8 +46,10 @@ def test_reads_of_any_size_give_the_same_frames(size: int) -> None:
         "skipped 2 bytes that were not part of a frame",
         "a body shorter than its Content-Length",
         "skipped 8 bytes that were not part of a frame",
-        "a body that is not valid JSON",
+        "a body that cannot be decoded: it is not valid JSON (Expecting property name enclosed "
+        "in double quotes)",
     ]
+    assert [item.undecodable for item in bad] == [False, False, False, False, True]
     assert bad[2].body == b'{"id": 9}'
 
 
