@@ -17,7 +17,8 @@ The rules: pure functions of text, shared with echoes-lsp
    5. Page analysis (7.2, 7.3, 16): everything the protocol requires of one page's text.
    6. Page names (7.1): filename rules, case-folded keys and collisions.
    7. Index (8): the deterministic index's rows, order and text.
-   8. Hashing (11.3, 12.9): the SHA-256 that optimistic concurrency compares.
+   8. Hashing and bounded JSON (11.3, 12.9, 16): the SHA-256 that optimistic concurrency
+      compares (8.1); the one JSON reader, with its size and depth limits (8.2).
    9. Daily entries (9): agent names and entry filenames.
   10. Credential-shaped text (17): found by kind and position, masked, never echoed.
 
@@ -28,7 +29,8 @@ The writer: everything that touches the file system
   14. Marker (6): reading `.echoes-vault.json`; refusing what this runtime may not write.
   15. Local state (10, 15): `.echoes-vault/state.json`, the session and its health.
   16. Pages (7, 8): one read per page per command, with an optional derived cache.
-  17. Command context, payloads and daily entries (9, 12.8, 17): JSON input, entry files.
+  17. Command context, payloads and daily entries (9, 12.8, 17): JSON input, the warnings of a
+      result, the memory of requests that carried a `requestId`, entry files.
   18. Generated adapters (5.3, 12.2, 12.4): agent files that delegate to the project runtime.
   19. Project runtime (12.1, 12.2): recognizing and installing the project's copy.
   20. Legacy migration (15): summaries taken from a legacy index by `init` and `migrate`.
@@ -38,7 +40,8 @@ The writer: everything that touches the file system
   22. Commands (12.2 to 12.12), one handler each: shared helpers (22.1); install (22.2); protocol,
       status, hydrate, rebuild-index, start (22.3); search (22.4); hash (22.5); upsert (22.6);
       append and end (22.7).
-  23. Recovery under the lock (11, 12.11): an interrupted `end` rolled forward, dead temp files.
+  23. Recovery under the lock (11, 12.11): an interrupted `end` finished without overwriting a
+      page changed since (kept versions), an unreadable journal moved aside, dead temp files.
   24. Command line (12.1): parsing, delegation to the project runtime, output and errors.
 """
 
@@ -5537,6 +5540,30 @@ def _index_error(errors: Sequence[Dict[str, Any]], what: str) -> EchoesError:
     )
 
 
+def _took_effect(ws: Workspace, proof: Dict[str, Any], request_id: str) -> bool:
+    """Whether the files show that a request recorded as `planned` took effect: its daily
+    entry exists (or its `end` is still journaled), or its page holds the text it wrote."""
+    entry, page, digest = proof.get("entry"), proof.get("page"), proof.get("sha256")
+    if isinstance(entry, str):
+        journal, _problem = read_end_journal(ws)
+        if journal is not None and journal.fields.get("requestId") == request_id:
+            return True
+        try:
+            return _lstat(check_path(ws, entry)) is not None
+        except EchoesError:
+            return False
+    if isinstance(page, str) and isinstance(digest, str):
+        return _page_digest(ws, page) == digest
+    return False
+
+
+def _replayed(memory: Optional[RequestMemory]) -> Optional[Dict[str, Any]]:
+    """Under the lock: the first result of a request sent again with its `requestId`."""
+    if memory is None:
+        return None
+    return memory.replay(lambda proof: _took_effect(memory.ctx.ws, proof, memory.id))
+
+
 # --- 22.2 init, migrate, upgrade, configure-agents (spec 12.2, 12.4, 15) ---------------------
 
 
@@ -6140,30 +6167,6 @@ def _prospective_index(
     if text is None:
         raise _index_error(errors, what)
     return text, errors
-
-
-def _took_effect(ws: Workspace, proof: Dict[str, Any], request_id: str) -> bool:
-    """Whether the files show that a request recorded as `planned` took effect: its daily
-    entry exists (or its `end` is still journaled), or its page holds the text it wrote."""
-    entry, page, digest = proof.get("entry"), proof.get("page"), proof.get("sha256")
-    if isinstance(entry, str):
-        journal, _problem = read_end_journal(ws)
-        if journal is not None and journal.fields.get("requestId") == request_id:
-            return True
-        try:
-            return _lstat(check_path(ws, entry)) is not None
-        except EchoesError:
-            return False
-    if isinstance(page, str) and isinstance(digest, str):
-        return _page_digest(ws, page) == digest
-    return False
-
-
-def _replayed(memory: Optional[RequestMemory]) -> Optional[Dict[str, Any]]:
-    """Under the lock: the first result of a request sent again with its `requestId`."""
-    if memory is None:
-        return None
-    return memory.replay(lambda proof: _took_effect(memory.ctx.ws, proof, memory.id))
 
 
 def cmd_upsert(ctx: Context, args: Any) -> Dict[str, Any]:

@@ -9,27 +9,19 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Dict, List
 
 import pytest
 
 from ..runtime.needs import is_root, unavailable
-from ..runtime.pending_end import PAGE, end_killed_after_its_journal, runtime_json
-from .conftest import RUNTIME, json_report, run_check
+from ..runtime.pending_end import PAGE, end_killed_after_its_journal, new_project, runtime_json
+from .conftest import json_report, run_check
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run([sys.executable, str(RUNTIME), "--workspace", str(root), "init"],
-                   check=True, capture_output=True)  # fmt: skip
-    runtime_json(root, "upsert", "--payload", "-",
-                 payload={"filename": "notes.md", "content": PAGE.format("Notes.", "First.")})  # fmt: skip
-    return root
+    return new_project(tmp_path / "project")
 
 
 def ev702(report: dict) -> Dict[str, List[str]]:

@@ -5,26 +5,18 @@ served read-only, with a message, instead of a failed `initialize`."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 
-from ..runtime.pending_end import PAGE, end_killed_after_its_journal, runtime_json
-from .conftest import RUNTIME, Session, codes
+from ..runtime.pending_end import PAGE, end_killed_after_its_journal, new_project
+from .conftest import Session, codes
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run([sys.executable, str(RUNTIME), "--workspace", str(root), "init"],
-                   check=True, capture_output=True)  # fmt: skip
-    runtime_json(root, "upsert", "--payload", "-",
-                 payload={"filename": "notes.md", "content": PAGE.format("Notes.", "First.")})  # fmt: skip
+    root = new_project(tmp_path / "project")
     end_killed_after_its_journal(root, tmp_path, "notes.md", PAGE.format("Notes.", "From the end."))
     # a person edits the page before any writer finishes that `end`
     (root / "EchoesVault/pages/notes.md").write_text(PAGE.format("Notes.", "Edited by hand."))

@@ -3,10 +3,12 @@ skip with the reason on a developer's machine, fail when `CI` is set, where it m
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
-from typing import NoReturn, Optional
+from pathlib import Path
+from typing import Iterator, NoReturn, Optional
 
 import pytest
 
@@ -40,3 +42,20 @@ def debian_tool(name: str, package: str) -> Optional[str]:
     if not found:
         debian_install(package)
     return found or shutil.which(name)
+
+
+@contextlib.contextmanager
+def tmpfs(mount: Path, size: int) -> Iterator[Path]:
+    """A tmpfs of `size` bytes mounted at the new folder `mount` (as root: a small file system a
+    test can fill), unmounted afterwards."""
+    if not is_root():
+        unavailable("mounting a small tmpfs needs root")
+    mount.mkdir()
+    command = ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(mount)]
+    process = subprocess.run(command, capture_output=True, text=True, check=False)
+    if process.returncode != 0:
+        unavailable(f"cannot mount a tmpfs here: {process.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)

@@ -14,6 +14,18 @@ from typing import Any, Dict
 from .file_ops import hooked, is_at, read_log
 
 PAGE = "---\ntype: note\nstack: []\nstatus: active\nsummary: {}\n---\n\n# Notes\n\n{}\n"
+RUNTIME = Path(__file__).resolve().parents[2] / "runtime" / "echoes_vault.py"
+
+
+def new_project(root: Path) -> Path:
+    """A Git repository at `root` with an initialized vault holding the page `notes.md`."""
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([sys.executable, str(RUNTIME), "--workspace", str(root), "init"],
+                   check=True, capture_output=True)  # fmt: skip
+    runtime_json(root, "upsert", "--payload", "-",
+                 payload={"filename": "notes.md", "content": PAGE.format("Notes.", "First.")})  # fmt: skip
+    return root
 
 
 def runtime_json(workspace: Path, *args: str, payload: Any = None) -> Dict[str, Any]:

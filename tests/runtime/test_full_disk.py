@@ -16,14 +16,13 @@ import errno
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 
 from .conftest import PYTHON, Result, Runtime, base_env, make_repo, page
-from .needs import is_root, unavailable
+from .needs import tmpfs
 
 SIZE = 4 * 1024 * 1024
 PAYLOAD_BYTES = 100_000
@@ -41,18 +40,8 @@ NO_BYTECODE = base_env(PYTHONDONTWRITEBYTECODE="1")
 @pytest.fixture
 def small_fs(tmp_path: Path) -> Iterator[Path]:
     """A 4 MiB tmpfs mounted for this test alone, unmounted afterwards."""
-    if not is_root():
-        unavailable("mounting a small tmpfs needs root")
-    mount = tmp_path / "small"
-    mount.mkdir()
-    command = ["mount", "-t", "tmpfs", "-o", f"size={SIZE},mode=0755", "tmpfs", str(mount)]
-    process = subprocess.run(command, capture_output=True, text=True, check=False)
-    if process.returncode != 0:
-        unavailable(f"cannot mount a tmpfs here: {process.stderr.strip()}")
-    try:
+    with tmpfs(tmp_path / "small", SIZE) as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", str(mount)], check=True)
 
 
 def block_size(path: Path) -> int:

@@ -25,7 +25,7 @@ import pytest
 
 from .conftest import PYTHON, Result, Runtime, base_env, daily_files, page, pages_dir
 from .file_ops import hooked, is_at, read_log
-from .needs import is_root, unavailable
+from .needs import tmpfs, unavailable
 
 FS_SIZE = 16 * 1024 * 1024
 NO_WAIT = base_env(ECHOES_VAULT_LOCK_TIMEOUT="0", PYTHONDONTWRITEBYTECODE="1")
@@ -44,18 +44,8 @@ WARNING_KIND = {"state": "state-not-written", "index": "index-not-written"}
 @pytest.fixture(scope="module")
 def small_fs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A 16 MiB tmpfs for this module (it needs root; under CI it must be there)."""
-    if not is_root():
-        unavailable("mounting a small tmpfs needs root")
-    mount = tmp_path_factory.mktemp("one-effect") / "fs"
-    mount.mkdir()
-    command = ["mount", "-t", "tmpfs", "-o", f"size={FS_SIZE},mode=0755", "tmpfs", str(mount)]
-    process = subprocess.run(command, capture_output=True, text=True, check=False)
-    if process.returncode != 0:
-        unavailable(f"cannot mount a tmpfs here: {process.stderr.strip()}")
-    try:
+    with tmpfs(tmp_path_factory.mktemp("one-effect") / "fs", FS_SIZE) as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 @pytest.fixture(scope="module")
