@@ -58,6 +58,7 @@ import sys
 import time
 import unicodedata
 from bisect import bisect_left, insort
+from itertools import accumulate
 from itertools import compress as _compress
 from typing import (
     Any,
@@ -904,7 +905,7 @@ def normalize_newlines(text: str) -> str:
 # message of the protocol nests beyond a handful of levels.
 JSON_DEPTH_LIMIT = 64
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_BRACKET_PAIR = re.compile(r"\[\]|\{\}")
+_DEPTH_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -914,19 +915,16 @@ class BadJson(ValueError):
 
 
 def nesting_problem(text: str, limit: int = JSON_DEPTH_LIMIT) -> Optional[str]:
-    """Why the brackets of `text` (its strings already removed) cannot be parsed within `limit`
-    levels, or None. Linear passes, no recursion: each pass removes the innermost pairs, so a
-    text `limit` deep is empty after `limit` passes."""
+    """Why the brackets of `text` (its strings already removed) nest deeper than `limit`
+    levels, or None. One linear pass, no recursion: the deepest running count of open brackets
+    is how deep a parser recurses before it ends or finds a mismatch (its own error then)."""
     if text.count("[") + text.count("{") <= limit:
         return None
-    rest = _NOT_BRACKET.sub("", text)
-    for _ in range(limit):
-        rest, removed = _BRACKET_PAIR.subn("", rest)
-        if not rest:
-            return None
-        if not removed:
-            return "its brackets do not pair up"
-    return f"it nests deeper than {limit} levels"
+    too_deep = f"it nests deeper than {limit} levels"
+    if "[" * (limit + 1) in text or "{" * (limit + 1) in text:
+        return too_deep
+    steps = map(_DEPTH_STEP.__getitem__, _NOT_BRACKET.sub("", text).encode("ascii"))
+    return too_deep if max(accumulate(steps)) > limit else None
 
 
 def json_structure(text: str) -> str:

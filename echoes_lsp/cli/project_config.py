@@ -20,17 +20,19 @@ PYPROJECT = "pyproject.toml"
 # A settings file larger than this is refused rather than parsed.
 SETTINGS_LIMIT = 4 * 1024 * 1024
 # TOML's strings and comments, whose brackets do not nest: what is left is what the parser
-# recurses on (it has no depth limit, like `json`).
+# recurses on (it has no depth limit, like `json`). A string never closed runs to the end of its
+# line (or of the file): every match that begins succeeds, so the scan is linear.
 TOML_TEXT = re.compile(
     "|".join(
         (
-            r'"""[\s\S]*?"""',  # multi-line basic string
-            r"'''[\s\S]*?'''",  # multi-line literal string
-            r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"',  # basic string
-            r"'[^'\n]*'",  # literal string
+            r'"""[\s\S]*?(?:"""|\Z)',  # multi-line basic string
+            r"'''[\s\S]*?(?:'''|\Z)",  # multi-line literal string
+            r'"[^"\\\n]*(?:\\.[^"\\\n]*)*\\?(?:"|$)',  # basic string
+            r"'[^'\n]*(?:'|$)",  # literal string
             r"#[^\n]*",  # comment
         )
-    )
+    ),
+    re.MULTILINE,
 )
 FAIL_LEVELS = ("error", "warning", "information", "hint")
 KEYS = ("select", "ignore", "fail-on", "exclude", "severity", "secrets")
